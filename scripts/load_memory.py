@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Print the project memory a new session should start with: Layer 3, then Layer 2, then Layer 1,
+active facts only, under one character budget. Reads only; never writes.
+
+Examples:
+  python scripts/load_memory.py
+  python scripts/load_memory.py --max-chars 4000 --topics workflow,deploy
+  python scripts/load_memory.py --json
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from memory_core import cli  # noqa: E402
+from memory_core.paths import resolve_store  # noqa: E402
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Defaults come from MEMORY_MAX_CHARS (9000), MEMORY_MAX_ITEMS (60), MEMORY_DAILY_DAYS (3: the "
+               "newest daily files) and MEMORY_TOPICS, then config.yaml. Unreadable files are skipped, "
+               "reported and left untouched; secrets found in files are masked in the output.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, "
+                                         "else the git top level, else the current folder)")
+    p.add_argument("--max-chars", type=int, help="budget for the whole output, report included")
+    p.add_argument("--max-items", type=int, help="most Layer 1 facts to include")
+    p.add_argument("--daily-days", type=int, help="how many of the newest daily files to read")
+    p.add_argument("--topics", help="comma-separated Layer 1 topics to include (default: all)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: the context as a session sees it; json: the selected entries by layer")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: the context plus the report (counts, skipped files)")
+    return p
+
+
+def main():
+    args = build_parser().parse_args()
+    from memory_core.config import extra_secret_patterns, load_settings, read_config
+    from memory_core.loading import load_context
+    cli.check_utf8_arg(args.topics, "--topics")
+    root, store, how = resolve_store(args.project_dir)
+    config, notes = read_config(store)
+    settings = load_settings(config, {"max_chars": args.max_chars, "max_items": args.max_items,
+                                      "daily_days": args.daily_days, "topics": args.topics})
+    try:
+        patterns = extra_secret_patterns(config)
+        text, report = load_context(root, store, settings, extra_patterns=patterns,
+                                    structured=(args.format == "json"))
+    except ValueError as exc:
+        from memory_core.paths import StoreError
+        raise StoreError("config.yaml has a bad secret pattern: %s" % exc, fix="fix secrets.extra_patterns")
+    report["notes"] = notes + report["notes"]
+    report["project"], report["found_by"] = root, how
+    if args.json:
+        cli.print_json({"ok": True, "action": "load", "context": text, "report": report})
+    elif args.format == "json":
+        cli.print_json(text)
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run(main))

@@ -1,0 +1,77 @@
+"""What every script shares: decoding arguments, printing the action summary, exit codes.
+
+Exit codes: 0 done, 1 refused or findings, 2 usage or environment error. Expected failures print
+what happened and the fix, never a traceback.
+"""
+import json
+import sys
+
+from .paths import StoreError
+
+
+def check_utf8_arg(value, flag):
+    """argv arrives surrogate-escaped when it is not UTF-8; refuse it with a clear error."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError("%s is not valid UTF-8" % flag, fix="pass %s as UTF-8 text" % flag)
+    return value
+
+
+def read_stdin_text(what):
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StoreError("%s on standard input is not valid UTF-8 (byte %d)" % (what, exc.start),
+                         fix="send UTF-8 text on standard input")
+
+
+def print_json(obj):
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def print_summary(result):
+    """The contract's action summary: read, written, skipped, notes, next."""
+    for key in ("read", "written", "skipped", "notes"):
+        for entry in result.get(key) or ():
+            print("%-8s %s" % (key + ":", entry))
+    if not result.get("written") and result.get("status") and "dry-run" not in str(result.get("status")):
+        print("written: nothing")
+    if result.get("next"):
+        print("next:    " + result["next"])
+
+
+def run(main, as_json_flag="--json"):
+    """Call main() -> exit code; turn StoreError into the error report, never a traceback."""
+    as_json = as_json_flag in sys.argv[1:]
+    try:
+        return main()
+    except StoreError as exc:
+        details = dict(getattr(exc, "details", {}) or {})
+        if as_json:
+            details.update({"ok": False, "error": exc.message, "fix": exc.fix, "exit_code": exc.exit_code})
+            if exc.path:
+                details["path"] = exc.path
+            print_json(details)
+        else:
+            sys.stderr.write("error: %s\n" % exc.message)
+            if exc.fix:
+                sys.stderr.write("fix:   %s\n" % exc.fix)
+        return exc.exit_code
+    except OSError as exc:  # disk full, permissions, ...: environment errors, not bugs
+        where = exc.filename or "the store"
+        message = "%s: %s; the write in flight was not completed" % (where, exc.strerror or exc)
+        if as_json:
+            print_json({"ok": False, "error": message, "fix": "fix the file system problem and retry",
+                        "exit_code": 2})
+        else:
+            sys.stderr.write("error: %s\nfix:   fix the file system problem and retry\n" % message)
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 2
+    except BrokenPipeError:
+        return 0

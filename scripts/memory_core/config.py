@@ -1,0 +1,99 @@
+"""Optional store settings: config.yaml, then environment, then flags (the caller applies flags).
+
+pyyaml is imported only when a config file exists. Without pyyaml a config.yaml that is plain
+JSON (a subset of YAML) still reads; anything else is reported as degraded, never a crash.
+"""
+import json
+import os
+
+from .paths import CONFIG_FILE, StoreError
+
+DEFAULTS = {"max_chars": 9000, "max_items": 60, "daily_days": 3, "topics": None}
+ENV_NAMES = {"max_chars": "MEMORY_MAX_CHARS", "max_items": "MEMORY_MAX_ITEMS",
+             "daily_days": "MEMORY_DAILY_DAYS", "topics": "MEMORY_TOPICS"}
+LIMITS = {"max_chars": (200, 100000), "max_items": (0, 100000), "daily_days": (0, 3650)}
+
+
+def read_config(store):
+    """(config dict, notes). Notes say what was degraded or ignored, one line each."""
+    path = os.path.join(store, CONFIG_FILE)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return {}, []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return {}, ["%s ignored: not UTF-8" % path]
+    try:
+        import yaml
+    except ImportError:
+        yaml = None
+    try:
+        data = yaml.safe_load(text) if yaml is not None else json.loads(text or "{}")
+    except Exception as exc:  # yaml raises many types; any parse failure means "ignored, reported"
+        why = "pyyaml not installed and the file is not plain JSON" if yaml is None else str(exc).split("\n")[0]
+        return {}, ["%s ignored: %s" % (path, why)]
+    if data is None:
+        return {}, []
+    if not isinstance(data, dict):
+        return {}, ["%s ignored: expected a mapping at the top" % path]
+    return data, []
+
+
+def _as_int(name, value, source):
+    lo, hi = LIMITS[name]
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise StoreError("%s=%r is not a whole number" % (source, value),
+                         fix="use a whole number from %d to %d" % (lo, hi))
+    if not lo <= number <= hi:
+        raise StoreError("%s=%d is out of range" % (source, number),
+                         fix="use a whole number from %d to %d" % (lo, hi))
+    return number
+
+
+def parse_topics(value):
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        parts = [str(v).strip() for v in value]
+    else:
+        parts = [p.strip() for p in str(value).split(",")]
+    parts = [p for p in parts if p]
+    return parts or None
+
+
+def load_settings(config, flags, env=None):
+    """Budget settings: flag > environment > config.yaml ('budgets' mapping or top level) > default."""
+    env = os.environ if env is None else env
+    budgets = config.get("budgets") if isinstance(config.get("budgets"), dict) else {}
+    out = {}
+    for name, default in DEFAULTS.items():
+        if flags.get(name) is not None:
+            value, source = flags[name], "--" + name.replace("_", "-")
+        elif env.get(ENV_NAMES[name]):
+            value, source = env[ENV_NAMES[name]], ENV_NAMES[name]
+        elif name in budgets or name in config:
+            value, source = budgets.get(name, config.get(name)), "config.yaml " + name
+        else:
+            value, source = default, None
+        if name == "topics":
+            out[name] = parse_topics(value)
+        elif source is None:
+            out[name] = value
+        else:
+            out[name] = _as_int(name, value, source)
+    return out
+
+
+def extra_secret_patterns(config):
+    """[(kind, regex)] from config.yaml: secrets: {extra_patterns: [{kind:, regex:}]}."""
+    section = config.get("secrets") if isinstance(config.get("secrets"), dict) else {}
+    found = []
+    for entry in section.get("extra_patterns") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("regex"), str):
+            found.append((str(entry.get("kind") or "custom"), entry["regex"]))
+    return found

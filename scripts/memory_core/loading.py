@@ -1,0 +1,260 @@
+"""The budgeted loader: Layer 3 -> Layer 2 -> Layer 1, active items only, under one character budget
+that covers the whole output, closing report included. Loading never writes.
+
+Fairness: the budget is split max-min fair between the layers (a layer that needs less than an equal
+share gives the rest to the others), so a long daily file cannot push every Layer 1 fact out. What a
+layer leaves unused goes back to the pool, in layer order.
+"""
+import os
+import re
+
+from . import store as st
+from .paths import DAILY_DIR, LAYER3_FILE, TOPICS_DIR, topic_items_path
+
+LINE_MAX = 400          # one entry never eats a layer: longer lines are cut with an ellipsis
+REPORT_RESERVE = 700    # room kept for the closing report
+PREAMBLE_MAX = 2000     # session state shown first after compact/resume
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+
+
+class Entry(object):
+    __slots__ = ("text", "group", "order", "source")
+
+    def __init__(self, text, group, order, source):
+        self.text, self.group, self.order, self.source = text, group, order, source
+
+
+def _clip(text):
+    text = " ".join(text.split()) if "\n" in text else text.rstrip()
+    return text if len(text) <= LINE_MAX else text[:LINE_MAX - 1] + "\u2026"
+
+
+def _layer3_entries(store, skipped):
+    path = os.path.join(store, LAYER3_FILE)
+    try:
+        text = st.read_text(path)
+    except st.CorruptFile as exc:
+        skipped.append({"path": LAYER3_FILE, "reason": exc.reason})
+        return []
+    if not text:
+        return []
+    entries, heading = [], None
+    for index, line in enumerate(_COMMENT_RE.sub("", text).split("\n")):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            heading = stripped
+            continue
+        entries.append(Entry(_clip(line), heading, index, LAYER3_FILE))
+    return entries
+
+
+def _layer2_entries(store, days, skipped):
+    names = st.list_daily_files(store)
+    chosen = names[:days]
+    entries = []
+    for rank, name in enumerate(chosen):
+        rel = DAILY_DIR + "/" + name
+        try:
+            text = st.read_text(os.path.join(store, DAILY_DIR, name)) or ""
+        except st.CorruptFile as exc:
+            skipped.append({"path": rel, "reason": exc.reason})
+            continue
+        lines = [(i, l) for i, l in enumerate(_COMMENT_RE.sub("", text).split("\n"))
+                 if l.strip() and not l.lstrip().startswith("#")]
+        group = "%s (%s)" % (name[:-3], rel)
+        for i, line in reversed(lines):  # newest entries of the newest day first
+            entries.append(Entry(_clip(line), group, (rank, i), rel))
+    return entries, len(names), len(chosen)
+
+
+def _layer1_entries(store, topics, max_items, skipped, notes):
+    available = st.list_topics(store)
+    if topics:
+        unknown = [t for t in topics if t not in available]
+        if unknown:
+            notes.append("no such topic: " + ", ".join(unknown))
+        available = [t for t in available if t in topics]
+    facts, active_total = [], 0
+    for topic in available:
+        path = topic_items_path(store, topic)
+        rel = os.path.relpath(path, store)
+        try:
+            _doc, items = st.parse_items(st.read_text(path) or "[]", rel)
+        except st.CorruptFile as exc:
+            skipped.append({"path": rel, "reason": exc.reason})
+            continue
+        for item in items:
+            if item.get("status", "active") != "active":
+                continue
+            active_total += 1
+            stamp = str(item.get("updated_at") or item.get("created_at") or "")
+            facts.append((stamp, str(item.get("id") or ""), topic, item))
+    facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
+    entries = []
+    for rank, (_stamp, item_id, topic, item) in enumerate(facts[:max_items]):
+        label = item_id if item_id.startswith(topic + "-") else "%s:%s" % (topic, item_id or "?")
+        flag = " (inferred)" if item.get("inferred") else ""
+        entries.append(Entry(_clip("- [%s]%s %s" % (label, flag, item["fact"])), None, rank,
+                             TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic))
+    return entries, active_total, len(available)
+
+
+def _fair_shares(budget, demands):
+    """Max-min fair split of budget over demands."""
+    shares = [0] * len(demands)
+    pending = sorted(range(len(demands)), key=lambda i: demands[i])
+    left = budget
+    while pending:
+        equal = left // len(pending)
+        i = pending.pop(0)
+        shares[i] = min(demands[i], equal)
+        left -= shares[i]
+    return shares
+
+
+def _cost(entry, opened_groups):
+    cost = len(entry.text) + 1
+    if entry.group is not None and entry.group not in opened_groups:
+        cost += len(entry.group) + 1
+    return cost
+
+
+def _demand(entries):
+    opened, total = set(), 0
+    for entry in entries:
+        total += _cost(entry, opened)
+        if entry.group is not None:
+            opened.add(entry.group)
+    return total
+
+
+def _fill(entries, chosen, opened, allowance):
+    """Take entries in priority order while they fit; skip (not stop at) one that does not."""
+    used = 0
+    for index, entry in enumerate(entries):
+        if index in chosen:
+            continue
+        cost = _cost(entry, opened)
+        if used + cost <= allowance:
+            chosen.add(index)
+            if entry.group is not None:
+                opened.add(entry.group)
+            used += cost
+    return used
+
+
+LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
+                "[Layer 2] recent daily trail (memory/, newest day first)",
+                "[Layer 1] active facts, newest first ([id] -> areas/topics/<topic>/items.json)")
+
+
+def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False):
+    """Return (text, report). settings: max_chars, max_items, daily_days, topics. With structured,
+    the first value is the same selection as {layer: [{"text", "source", "group"}]} instead."""
+    from .redaction import mask_secrets
+    max_chars = settings["max_chars"]
+    store_rel = os.path.relpath(store, root)
+    report = {"store": store_rel, "budget_chars": max_chars, "skipped": [], "notes": [], "masked": [],
+              "layers": {}, "wrote": "nothing"}
+    if not os.path.isdir(store):
+        text = ("[memory-3layer] No project memory yet: %s/ does not exist in %s. Record a fact with "
+                "scripts/record_memory.py --fact TEXT --topic TOPIC; nothing was loaded or written."
+                % (store_rel, root))
+        report["empty"] = True
+        return text[:max_chars], report
+
+    skipped = report["skipped"]
+    layers = [_layer3_entries(store, skipped)]
+    l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], skipped)
+    layers.append(l2)
+    l1, active_total, topic_count = _layer1_entries(store, settings.get("topics"), settings["max_items"],
+                                                    skipped, report["notes"])
+    layers.append(l1)
+    for entries in layers:
+        for entry in entries:
+            masked, findings = mask_secrets(entry.text, extra_patterns)
+            if findings:
+                entry.text = masked
+                report["masked"].extend("%s: %s" % (entry.source, f.kind) for f in findings)
+
+    head = "# Project memory (memory-3layer, %s/)" % store_rel
+    pre = ""
+    if preamble:
+        pre = _clip_block(preamble, PREAMBLE_MAX) + "\n"
+    fixed = len(head) + 1 + len(pre) + REPORT_RESERVE + sum(len(t) + 1 for t, e in zip(LAYER_TITLES, layers) if e)
+    pool = max(0, max_chars - fixed)
+    shares = _fair_shares(pool, [_demand(entries) for entries in layers])
+    chosen = [set() for _ in layers]
+    opened = [set() for _ in layers]
+    used = [_fill(entries, chosen[i], opened[i], shares[i]) for i, entries in enumerate(layers)]
+    leftover = pool - sum(used)
+    for i, entries in enumerate(layers):  # unused room goes back, in layer order
+        if leftover <= 0:
+            break
+        leftover -= _fill(entries, chosen[i], opened[i], leftover)
+
+    out = [head]
+    if pre:
+        out.append(pre.rstrip("\n"))
+    for title, entries, picked in zip(LAYER_TITLES, layers, chosen):
+        if not picked:
+            continue
+        out.append(title)
+        group = None
+        for entry in sorted((entries[i] for i in picked), key=lambda e: e.order):
+            if entry.group is not None and entry.group != group:
+                group = entry.group
+                out.append(group)
+            out.append(entry.text)
+    names = ("layer3", "layer2", "layer1")
+    for name, entries, picked in zip(names, layers, chosen):
+        report["layers"][name] = {"included": len(picked), "available": len(entries)}
+    report["layers"]["layer2"]["daily_files"] = {"read": daily_read, "total": daily_total}
+    report["layers"]["layer1"].update({"active_facts": active_total, "topics": topic_count,
+                                       "max_items": settings["max_items"]})
+    if not any(chosen):
+        out.append("(the store is empty: nothing recorded yet)")
+    body = "\n".join(out)
+    closing = _closing_line(report, max_chars - len(body) - 1)
+    text = body + "\n" + closing
+    report["chars"] = len(text)
+    if structured:
+        return dict((name, [{"text": entries[i].text, "source": entries[i].source, "group": entries[i].group}
+                            for i in sorted(picked, key=lambda i: entries[i].order)])
+                    for name, entries, picked in zip(names, layers, chosen)), report
+    return text, report
+
+
+def _clip_block(text, limit):
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def _closing_line(report, room):
+    lay = report["layers"]
+    l1, l2, l3 = lay["layer1"], lay["layer2"], lay["layer3"]
+    parts = ["[memory-3layer] included L3 %d/%d lines, L2 %d/%d lines (%d of %d daily files), "
+             "L1 %d/%d active facts (%d topics)" % (l3["included"], l3["available"], l2["included"],
+                                                   l2["available"], l2["daily_files"]["read"],
+                                                   l2["daily_files"]["total"], l1["included"],
+                                                   l1["active_facts"], l1["topics"])]
+    dropped = ["L%s %d" % (n[-1], d["available"] - d["included"]) for n, d in
+               (("layer3", l3), ("layer2", l2), ("layer1", l1)) if d["available"] > d["included"]]
+    if l1["active_facts"] > l1["available"]:
+        dropped.append("L1 %d over --max-items %d" % (l1["active_facts"] - l1["available"], l1["max_items"]))
+    if dropped:
+        parts.append("left out for the %d-char budget: %s" % (report["budget_chars"], ", ".join(dropped)))
+    if report["skipped"]:
+        parts.append("skipped unreadable: " + "; ".join("%s (%s)" % (s["path"], s["reason"])
+                                                        for s in report["skipped"]))
+    if report["masked"]:
+        parts.append("masked %d secret(s) found in files" % len(report["masked"]))
+    for note in report["notes"]:
+        parts.append(note)
+    parts.append("loading wrote nothing")
+    line = "; ".join(parts) + "."
+    if len(line) > room:
+        line = line[:max(0, room - 1)] + "\u2026"
+    return line

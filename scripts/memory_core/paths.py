@@ -1,0 +1,127 @@
+"""Where things are: the project root, the store, and the names of the three layers.
+
+One source of truth for the layout; documented in references/data-format.md.
+"""
+import os
+import re
+
+STORE_DIRNAME = ".memory-3layer"
+LEGACY_DIRNAME = os.path.join(".claude", "memory")
+LAYER3_FILE = "MEMORY.md"
+DAILY_DIR = "memory"
+TOPICS_DIR = os.path.join("areas", "topics")
+ITEMS_FILE = "items.json"
+STATE_DIR = "state"
+CONFIG_FILE = "config.yaml"
+ITEMS_SCHEMA = "memory-3layer/items@1"
+
+TOPIC_RE = re.compile(r"[a-z0-9-]{1,64}\Z")
+DAILY_NAME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md\Z")
+
+
+class StoreError(Exception):
+    """An expected failure: says what happened and how to fix it. exit_code follows the conventions
+    (1 refused, 2 usage or environment)."""
+
+    def __init__(self, message, fix=None, exit_code=2, path=None):
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+        self.exit_code = exit_code
+        self.path = path
+
+
+def topic_error(topic):
+    """Why a topic name is refused, or None when it is fine."""
+    if not isinstance(topic, str) or topic == "":
+        return "topic is empty"
+    if len(topic) > 64:
+        return "topic is %d characters; the limit is 64" % len(topic)
+    if not TOPIC_RE.match(topic):
+        return "topic %r may hold only lowercase a-z, 0-9 and '-'" % topic
+    return None
+
+
+def _walk_up(start, name):
+    """Nearest ancestor of start (itself included) that holds an entry called name."""
+    cur = start
+    while True:
+        if os.path.lexists(os.path.join(cur, name)):
+            return cur
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
+
+
+def find_project_root(project_dir=None, cwd=None, store_name=None):
+    """Return (root, how). An explicit project dir wins as given; otherwise the nearest ancestor
+    holding a store, then the git top level, then the cwd (SPEC.md, The store)."""
+    if project_dir:
+        root = os.path.abspath(os.path.expanduser(project_dir))
+        if not os.path.isdir(root):
+            raise StoreError("project dir %s does not exist or is not a folder" % root,
+                             fix="pass --project-dir with an existing project folder", path=root)
+        return root, "--project-dir"
+    start = os.path.abspath(cwd or os.getcwd())
+    found = _walk_up(start, store_name or STORE_DIRNAME)
+    if found:
+        return found, "existing store"
+    found = _walk_up(start, ".git")
+    if found:
+        return found, "git top level"
+    return start, "current directory"
+
+
+def store_relpath(env=None):
+    """The store folder relative to the project root: MEMORY_DIR or the default."""
+    env = os.environ if env is None else env
+    value = env.get("MEMORY_DIR") or STORE_DIRNAME
+    return value
+
+
+def resolve_store(project_dir=None, cwd=None, env=None):
+    """Return (root, store, how). MEMORY_DIR must resolve inside the project, not equal to it,
+    and through no symlink, so a store can never be redirected outside the project."""
+    rel = store_relpath(env)
+    hint_name = rel if not os.path.isabs(rel) else None
+    root, how = find_project_root(project_dir, cwd, store_name=hint_name)
+    root_real = os.path.realpath(root)
+    store = os.path.normpath(os.path.join(root, rel))
+    inside = os.path.relpath(store, root)
+    if inside == "." or inside == os.pardir or inside.startswith(os.pardir + os.sep):
+        raise StoreError("MEMORY_DIR=%s resolves to %s, which is not inside the project %s"
+                         % (rel, store, root),
+                         fix="set MEMORY_DIR to a folder inside the project, such as .memory-3layer",
+                         path=store)
+    check_no_symlink(root, inside)
+    if os.path.realpath(store) != os.path.join(root_real, inside):
+        raise StoreError("store %s does not resolve inside %s" % (store, root),
+                         fix="remove the link or set MEMORY_DIR to a plain folder", path=store)
+    return root, store, how
+
+
+def check_no_symlink(base, relpath):
+    """Refuse when any existing component of base/relpath is a symlink."""
+    cur = base
+    for part in relpath.split(os.sep):
+        if part in ("", "."):
+            continue
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur):
+            raise StoreError("%s is a symbolic link; memory-3layer never writes through links" % cur,
+                             fix="replace the link with a real folder inside the project", path=cur)
+        if not os.path.lexists(cur):
+            return
+
+
+def topic_items_path(store, topic):
+    return os.path.join(store, TOPICS_DIR, topic, ITEMS_FILE)
+
+
+def daily_path(store, day):
+    return os.path.join(store, DAILY_DIR, day + ".md")
+
+
+def state_path(store, name):
+    return os.path.join(store, STATE_DIR, name)

@@ -1,0 +1,257 @@
+"""The record pipeline: validate, scan for secrets, dedup, then write Layer 1 + Layer 2 (and Layer 3
+only when a person confirmed) in one locked step. Every refusal writes nothing."""
+import os
+
+from . import store as st
+from .config import extra_secret_patterns, read_config
+from .paths import LAYER3_FILE, StoreError, daily_path, topic_error, topic_items_path
+from .similarity import BACKEND, compare, fact_id, near_candidates, normalize
+
+MAX_FACT_CHARS = 2000
+MAX_SOURCE_CHARS = 300
+DEFAULT_TOPIC = "general"
+CATEGORIES = ("fact", "decision", "convention", "preference", "architecture", "pitfall",
+              "procedure", "todo")
+
+
+class Refusal(StoreError):
+    """The input was understood and refused (exit 1). details go into the --json output."""
+
+    def __init__(self, message, fix=None, **details):
+        StoreError.__init__(self, message, fix=fix, exit_code=1)
+        self.details = details
+
+
+def _control_chars(text):
+    return sorted(set("U+%04X" % ord(c) for c in text if ord(c) < 32 and c not in "\t\n\r"))
+
+
+def validate_text(text, what="fact", limit=MAX_FACT_CHARS):
+    """The stripped text, or a StoreError saying what is wrong with it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError("the %s is not valid UTF-8 text" % what,
+                         fix="pass the %s as UTF-8 (check the terminal or file encoding)" % what)
+    text = text.strip()
+    if not text:
+        raise StoreError("the %s is empty" % what, fix="give the %s as non-empty text" % what)
+    bad = _control_chars(text)
+    if bad:
+        raise StoreError("the %s contains control characters (%s)" % (what, ", ".join(bad[:5])),
+                         fix="remove control characters; tabs and newlines are fine")
+    if len(text) > limit:
+        raise Refusal("the %s is %d characters; the limit is %d" % (what, len(text), limit),
+                      fix="record one short, reusable fact; keep logs and long notes out of memory",
+                      limit=limit, length=len(text))
+    return text
+
+
+def validate_options(topic, category, source):
+    problem = topic_error(topic)
+    if problem:
+        raise StoreError("bad topic: " + problem, fix="use 1-64 characters of a-z, 0-9 and '-', e.g. --topic workflow")
+    if category not in CATEGORIES:
+        raise StoreError("unknown category %r" % category, fix="use one of: " + ", ".join(CATEGORIES))
+    source = validate_text(source, "source", MAX_SOURCE_CHARS)
+    if "\n" in source:
+        raise StoreError("the source is more than one line", fix="give a short source such as user or file:src/app.py")
+    return source
+
+
+def _rel(root, path):
+    return os.path.relpath(path, root)
+
+
+def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source="user", inferred=False,
+                redact=False, promote=False, confirmed=False, keep_both=False, supersedes=(), dry_run=False):
+    """Record one fact. Returns the action summary dict; raises StoreError / Refusal."""
+    fact = validate_text(fact)
+    source = validate_options(topic, category, source)
+    if promote and not confirmed:
+        raise Refusal("Layer 3 (MEMORY.md) takes only what a person confirmed; nothing was written",
+                      fix="add --confirmed only if the user said this is lasting project knowledge")
+    if promote and inferred:
+        raise Refusal("an inferred fact cannot be promoted to Layer 3; nothing was written",
+                      fix="ask the user to confirm it, then record it without --inferred")
+    supersedes = list(dict.fromkeys(supersedes or ()))
+    result = {"action": "record", "project": root, "store": _rel(root, store), "topic": topic,
+              "dry_run": dry_run, "status": None, "id": None, "read": [], "written": [], "skipped": [],
+              "notes": [], "similarity": BACKEND}
+    if BACKEND != "rapidfuzz":
+        result["notes"].append("degraded: rapidfuzz not installed, near-duplicates found with difflib")
+
+    config, notes = read_config(store)
+    result["notes"].extend(notes)
+    fact, source = _screen_secrets(fact, source, redact, config, result)
+    item_id = fact_id(topic, fact)
+    result["id"] = item_id
+
+    if dry_run:
+        return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
+                               keep_both, supersedes, result, write=False)
+    if not os.path.isdir(store):
+        _check_creatable(root, store)
+    with st.StoreLock(store):
+        created = st.init_store(store)
+        if created:
+            result["written"].extend(_rel(root, os.path.join(store, c)) for c in created)
+            result["notes"].append("created a new store from the template")
+        return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
+                               keep_both, supersedes, result, write=True)
+
+
+def _check_creatable(root, store):
+    parent = os.path.dirname(store)
+    while not os.path.isdir(parent):
+        parent = os.path.dirname(parent)
+    if not os.access(parent, os.W_OK):
+        raise StoreError("cannot create the store %s: %s is not writable; nothing was written"
+                         % (store, parent), fix="run in a writable project, or set MEMORY_DIR", path=parent)
+
+
+def _screen_secrets(fact, source, redact, config, result):
+    from .redaction import describe, find_secrets, mask_secrets
+    try:
+        extra = extra_secret_patterns(config)
+        findings = find_secrets(fact, extra)
+        source_findings = find_secrets(source, extra)
+    except ValueError as exc:
+        raise StoreError("config.yaml has a bad secret pattern: %s" % exc,
+                         fix="fix secrets.extra_patterns in config.yaml")
+    if source_findings:
+        raise Refusal("the source contains a secret (%s); nothing was written" % describe(source_findings),
+                      fix="give a source without credentials", kinds=[f.kind for f in source_findings])
+    if not findings:
+        return fact, source
+    if not redact:
+        raise Refusal("the fact contains a secret: %s; nothing was written" % describe(findings),
+                      fix="remove the secret and record the rule instead (e.g. 'the key lives in CI "
+                          "secrets'), or pass --redact to store a masked text",
+                      kinds=[f.kind for f in findings])
+    masked, _ = mask_secrets(fact, extra)
+    result["redacted"] = [f.kind for f in findings]
+    result["notes"].append("redacted before storing: " + describe(findings))
+    return masked, source
+
+
+def _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote, keep_both,
+                    supersedes, result, write):
+    now = st.utc_now()
+    items_path = topic_items_path(store, topic)
+    doc, items = st.read_topic(store, topic)  # CorruptFile refuses the whole record
+    result["read"].append("%s (%d items)" % (_rel(root, items_path), len(items)))
+    day_path = daily_path(store, now.strftime("%Y-%m-%d"))
+    daily_text = st.read_text(day_path)
+    memory_path = os.path.join(store, LAYER3_FILE)
+    memory_md = st.read_text(memory_path) if promote else None
+
+    by_id = dict((it.get("id"), it) for it in items)
+    existing = by_id.get(item_id)
+    replaced = _check_supersedes(supersedes, by_id, item_id, topic)
+    new_item = None
+    if existing is not None and existing.get("status", "active") != "active":
+        raise Refusal("this exact fact was recorded before as %s and is now %s (superseded by %s); "
+                      "nothing was written" % (item_id, existing.get("status"), existing.get("superseded_by")),
+                      fix="if the old value is true again, record it reworded (say why) with --supersedes %s"
+                          % existing.get("superseded_by"), duplicate_of=item_id)
+    if existing is not None and replaced:
+        raise Refusal("%s is already an active fact with this text; nothing was written" % item_id,
+                      fix="drop --supersedes, or mark the old items in review", duplicate_of=item_id)
+    if existing is not None:
+        result["status"], result["duplicate_of"] = "duplicate", item_id
+        result["skipped"].append("%s: exact duplicate of %s" % (_rel(root, items_path), item_id))
+    else:
+        dup, conflicts = _near_matches(fact, [it for it in items if it.get("id") not in supersedes])
+        if dup is not None and replaced:
+            raise Refusal("the new fact repeats %s (%r), so it cannot replace %s; nothing was written"
+                          % (dup.get("id"), dup["fact"], ", ".join(supersedes)),
+                          fix="supersede with %s's wording changed, or supersede %s itself" % (dup.get("id"), dup.get("id")),
+                          duplicate_of=dup.get("id"))
+        if dup is not None:
+            result["status"], result["duplicate_of"] = "duplicate", dup.get("id")
+            result["skipped"].append("%s: near-duplicate of %s (%r)" % (_rel(root, items_path), dup.get("id"), dup["fact"]))
+        elif conflicts and not keep_both:
+            first = conflicts[0]
+            raise Refusal("the fact conflicts with %s (%r): same subject, different value; nothing was written"
+                          % (first.get("id"), first["fact"]),
+                          fix="if the new value replaces the old one, record with --supersedes %s; if both "
+                              "are true, record with --keep-both" % first.get("id"),
+                          conflict_with=[{"id": c.get("id"), "fact": c["fact"]} for c in conflicts])
+        else:
+            stamp = st.iso(now)
+            new_item = {"id": item_id, "fact": fact, "status": "active", "category": category,
+                        "source": source, "inferred": bool(inferred), "created_at": stamp,
+                        "updated_at": stamp, "superseded_by": None, "supersedes": list(supersedes),
+                        "tags": []}
+            if conflicts:
+                result["kept_both_with"] = [c.get("id") for c in conflicts]
+            result["status"] = "recorded"
+
+    new_md = None
+    if promote:
+        new_md = st.promote_text(memory_md or st.FALLBACK_MEMORY_MD, fact,
+                                 item_id if existing is None else existing.get("id"), category, now)
+        if new_md is None:
+            result["skipped"].append("%s: already holds %s" % (_rel(root, memory_path), item_id))
+    else:
+        result["skipped"].append("%s: not promoted (Layer 3 needs --promote --confirmed)" % LAYER3_FILE)
+
+    if not write:
+        result["status"] = "dry-run: would be " + result["status"]
+        if new_item is not None:
+            result["would_supersede"] = list(supersedes)
+            result["would_write"] = [_rel(root, items_path), _rel(root, day_path)]
+        if new_md is not None:
+            result.setdefault("would_write", []).append(_rel(root, memory_path))
+        return result
+
+    if new_item is not None:
+        for old in replaced:
+            old["status"], old["superseded_by"], old["updated_at"] = "superseded", item_id, new_item["created_at"]
+        if replaced:
+            result["superseded"] = list(supersedes)
+        items.append(new_item)
+        st.write_topic(store, topic, doc, items)
+        result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(items)))
+        st.append_daily(store, now, st.daily_line_text(now, topic, fact, item_id), existing=daily_text)
+        result["written"].append("%s (+1 line)" % _rel(root, day_path))
+    if new_md is not None:
+        st.atomic_write_bytes(memory_path, new_md.encode("utf-8"))
+        result["written"].append("%s (+1 confirmed line)" % _rel(root, memory_path))
+        result["promoted"] = True
+    return result
+
+
+def _check_supersedes(supersedes, by_id, new_id, topic):
+    """The active items the new fact replaces; refuses unknown ids, inactive ones and cycles."""
+    replaced = []
+    for old_id in supersedes:
+        old = by_id.get(old_id)
+        if old_id == new_id:
+            raise Refusal("a fact cannot supersede itself (%s); nothing was written" % old_id,
+                          fix="reword the new fact, or drop --supersedes")
+        if old is None:
+            raise Refusal("--supersedes %s: no such item in topic %s; nothing was written" % (old_id, topic),
+                          fix="give an id from areas/topics/%s/items.json (load or review lists them)" % topic)
+        if old.get("status", "active") != "active":
+            raise Refusal("--supersedes %s: it is already %s (by %s); nothing was written"
+                          % (old_id, old.get("status"), old.get("superseded_by")),
+                          fix="supersede the current head of that chain instead")
+        replaced.append(old)
+    return replaced
+
+
+def _near_matches(fact, items):
+    """(duplicate item or None, [conflicting items]) among the active items of the topic."""
+    active = [it for it in items if it.get("status", "active") == "active"]
+    norms = [normalize(it["fact"]) for it in active]
+    query = normalize(fact)
+    dup, conflicts = None, []
+    for index in near_candidates(query, norms):
+        verdict = compare(query, norms[index])
+        if verdict == "duplicate" and dup is None:
+            dup = active[index]
+        elif verdict == "conflict":
+            conflicts.append(active[index])
+    return dup, conflicts

@@ -1,0 +1,382 @@
+"""Reading and writing the three layers: one lock, atomic writes, corrupt files left alone.
+
+Every write goes to a temp file in the same folder, is fsynced, then os.replace()d into place, while
+the store lock is held. A reader therefore never sees half a file, and a crash loses at most the
+write in flight. A file that does not parse is never rewritten: readers skip and report it, writers
+refuse with its path and the parse error.
+"""
+import datetime
+import errno
+import json
+import os
+import time
+
+from .paths import (DAILY_DIR, ITEMS_SCHEMA, LAYER3_FILE, STATE_DIR, TOPICS_DIR, StoreError,
+                    check_no_symlink, daily_path, state_path, topic_items_path)
+
+try:
+    import fcntl
+except ImportError:  # Windows: msvcrt byte-range locks are also released when the holder dies
+    fcntl = None
+    import msvcrt
+
+LOCK_FILE = "lock"
+DEFAULT_LOCK_TIMEOUT = 20.0
+TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            ".memory-3layer-template")
+# Used when the skill was copied without its template folder.
+FALLBACK_MEMORY_MD = (
+    "# Project memory\n\n"
+    "<!-- memory-3layer Layer 3: long-term knowledge a person confirmed. Never write secrets here "
+    "(passwords, tokens, keys): this file is committed with the code. -->\n\n"
+    "## Confirmed facts\n"
+)
+READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+class CorruptFile(StoreError):
+    """A store file that does not parse. Never rewritten; exit 1 for a writer that needs it."""
+
+    def __init__(self, path, reason):
+        StoreError.__init__(self, "%s cannot be read: %s" % (path, reason),
+                            fix="fix or restore the file by hand (git diff / git checkout it); "
+                                "memory-3layer leaves it byte-identical",
+                            exit_code=1, path=path)
+        self.reason = reason
+
+
+def utc_now():
+    """Current UTC time; MEMORY_3LAYER_NOW (ISO-8601) pins it for tests and replays."""
+    pinned = os.environ.get("MEMORY_3LAYER_NOW")
+    if pinned:
+        try:
+            return parse_time(pinned)
+        except ValueError:
+            pass
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+
+
+def parse_time(text):
+    text = text.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    value = datetime.datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value.astimezone(datetime.timezone.utc)
+
+
+def iso(dt):
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_only_error(path, exc):
+    return StoreError("the store is read-only here: %s (%s); nothing was written" % (path, exc.strerror or exc),
+                      fix="make the folder writable, or run this on a writable checkout; "
+                          "loading and check still work read-only", exit_code=2, path=path)
+
+
+# --- lock -------------------------------------------------------------------------------------
+
+class StoreLock(object):
+    """Exclusive lock on state/lock, held for one whole write step.
+
+    Stale-lock rule: the lock is a kernel lock (flock / msvcrt) on an open file, released by the
+    kernel when its holder exits or is killed. A dead holder therefore never leaves a stale lock,
+    and the lock file itself is never deleted, because deleting it could hand a second writer a
+    fresh file while a live holder still locks the old one.
+    """
+
+    def __init__(self, store, timeout=None):
+        self.path = state_path(store, LOCK_FILE)
+        if timeout is None:
+            try:
+                timeout = float(os.environ.get("MEMORY_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT))
+            except ValueError:
+                timeout = DEFAULT_LOCK_TIMEOUT
+        self.timeout = timeout
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno in READ_ONLY_ERRNOS:
+                raise read_only_error(os.path.dirname(self.path), exc)
+            raise
+        deadline = time.monotonic() + self.timeout
+        delay = 0.002
+        while True:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                else:
+                    msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
+                    os.close(fd)
+                    raise
+                if time.monotonic() >= deadline:
+                    holder = _read_holder(fd)
+                    os.close(fd)
+                    raise StoreError("the store is locked by another writer%s for over %.0f s: %s"
+                                     % (holder, self.timeout, self.path),
+                                     fix="wait for it to finish, or raise MEMORY_LOCK_TIMEOUT; "
+                                         "never delete the lock file", exit_code=2, path=self.path)
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        self.fd = fd
+        try:  # diagnostic only: who holds it
+            os.ftruncate(fd, 0)
+            os.write(fd, ("%d\n" % os.getpid()).encode())
+        except OSError:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self.fd)
+                self.fd = None
+
+
+def _read_holder(fd):
+    try:
+        pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except (OSError, AttributeError):
+        return ""
+    return " (pid %s)" % pid if pid.isdigit() else ""
+
+
+# --- atomic writes -----------------------------------------------------------------------------
+
+def atomic_write_bytes(path, data):
+    """Write data to path atomically: temp file in the same folder, fsync, os.replace, fsync dir.
+    Call with the store lock held."""
+    folder, base = os.path.split(path)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        _remove_stale_temps(folder, base)
+        tmp = os.path.join(folder, ".%s.%d.%s.tmp" % (base, os.getpid(), os.urandom(4).hex()))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        if exc.errno in READ_ONLY_ERRNOS:
+            raise read_only_error(folder, exc)
+        raise
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
+
+
+def _remove_stale_temps(folder, base):
+    """Temp files of this target left by a writer that was killed mid-write. Only the lock holder
+    writes, so under the lock every such file is stale."""
+    prefix = "." + base + "."
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+def _fsync_dir(folder):
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+def read_text(path):
+    """UTF-8 text of a store file; CorruptFile when it is binary or not UTF-8; None when absent."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise CorruptFile(path, "is a folder, expected a file")
+    if b"\x00" in data:
+        raise CorruptFile(path, "binary content (NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFile(path, "not UTF-8 (byte %d)" % exc.start)
+
+
+def parse_items(text, path):
+    """(doc, items) from the text of an items.json. A legacy bare array is read as items."""
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise CorruptFile(path, "invalid JSON (%s)" % exc)
+    if isinstance(doc, list):
+        doc = {"items": doc}
+    if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
+        raise CorruptFile(path, "expected an object with an \"items\" list")
+    schema = doc.get("schema")
+    if schema is not None and schema != ITEMS_SCHEMA:
+        raise CorruptFile(path, "unknown schema %r (this version reads %s)" % (schema, ITEMS_SCHEMA))
+    items = doc["items"]
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("fact"), str):
+            raise CorruptFile(path, "item %d is not an object with a text \"fact\"" % index)
+    return doc, items
+
+
+def read_topic(store, topic):
+    """(doc, items) of a topic; an absent topic is empty. CorruptFile when it does not parse."""
+    path = topic_items_path(store, topic)
+    text = read_text(path)
+    if text is None:
+        return {"items": []}, []
+    return parse_items(text, path)
+
+
+def list_topics(store):
+    folder = os.path.join(store, TOPICS_DIR)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [n for n in names if os.path.isfile(os.path.join(folder, n, "items.json"))]
+
+
+def list_daily_files(store):
+    """Daily file names (YYYY-MM-DD.md), newest first."""
+    from .paths import DAILY_NAME_RE
+    try:
+        names = os.listdir(os.path.join(store, DAILY_DIR))
+    except OSError:
+        return []
+    return sorted((n for n in names if DAILY_NAME_RE.match(n)), reverse=True)
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+def dump_items(topic, doc, items):
+    """Canonical items.json bytes: sorted keys, 2-space indent, unknown top-level keys kept."""
+    out = dict(doc)
+    out["schema"] = ITEMS_SCHEMA
+    out["topic"] = topic
+    out["items"] = items
+    return (json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_topic(store, topic, doc, items):
+    path = topic_items_path(store, topic)
+    check_no_symlink(store, os.path.relpath(path, store))
+    atomic_write_bytes(path, dump_items(topic, doc, items))
+    return path
+
+
+def daily_line_text(now, topic, fact, item_id):
+    one_line = " ".join(fact.split())
+    return "- %sZ [%s] %s (id %s)" % (now.strftime("%H:%M"), topic, one_line, item_id)
+
+
+def append_daily(store, now, line, existing=None):
+    """Append one line to today's daily file (rewritten atomically). existing: its text if the
+    caller already read it."""
+    day = now.strftime("%Y-%m-%d")
+    path = daily_path(store, day)
+    check_no_symlink(store, os.path.relpath(path, store))
+    if existing is None:
+        existing = read_text(path)
+    if existing is None:
+        existing = "# %s\n\n" % day
+    elif existing and not existing.endswith("\n"):
+        existing += "\n"
+    atomic_write_bytes(path, (existing + line + "\n").encode("utf-8"))
+    return path
+
+
+def layer3_section_for(category):
+    return {"decision": "Decisions", "convention": "Conventions", "preference": "Preferences",
+            "procedure": "Procedures"}.get(category, "Confirmed facts")
+
+
+def promote_text(memory_md, fact, item_id, category, now):
+    """MEMORY.md text with the fact added under its section, or None when it is there already."""
+    marker = "<!-- id: %s -->" % item_id
+    if marker in memory_md:
+        return None
+    line = "- %s %s" % (" ".join(fact.split()), "<!-- id: %s confirmed: %s -->" % (item_id, now.strftime("%Y-%m-%d")))
+    heading = "## " + layer3_section_for(category)
+    lines = memory_md.split("\n")
+    if heading in (l.rstrip() for l in lines):
+        start = [i for i, l in enumerate(lines) if l.rstrip() == heading][0]
+        end = start + 1
+        while end < len(lines) and not lines[end].startswith("#"):
+            end += 1
+        insert_at = end
+        while insert_at > start + 1 and lines[insert_at - 1].strip() == "":
+            insert_at -= 1
+        lines.insert(insert_at, line)
+        return "\n".join(lines)
+    body = memory_md.rstrip("\n")
+    return body + "\n\n" + heading + "\n" + line + "\n"
+
+
+def init_store(store):
+    """Create the store from the template; never overwrites an existing file. Returns the relative
+    paths it created. Call with the store lock held (the lock lives in state/, created first)."""
+    created = []
+    if os.path.isdir(TEMPLATE_DIR):
+        for folder, dirs, files in os.walk(TEMPLATE_DIR):
+            dirs.sort()
+            rel_folder = os.path.relpath(folder, TEMPLATE_DIR)
+            target_folder = os.path.normpath(os.path.join(store, rel_folder))
+            os.makedirs(target_folder, exist_ok=True)
+            for name in sorted(files):
+                if name == ".gitkeep":
+                    continue
+                target = os.path.join(target_folder, name)
+                if not os.path.lexists(target):
+                    with open(os.path.join(folder, name), "rb") as fh:
+                        atomic_write_bytes(target, fh.read())
+                    created.append(os.path.relpath(target, store))
+    else:
+        for sub in (DAILY_DIR, TOPICS_DIR, STATE_DIR):
+            os.makedirs(os.path.join(store, sub), exist_ok=True)
+        target = os.path.join(store, LAYER3_FILE)
+        if not os.path.lexists(target):
+            atomic_write_bytes(target, FALLBACK_MEMORY_MD.encode("utf-8"))
+            created.append(LAYER3_FILE)
+    return created
