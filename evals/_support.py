@@ -91,14 +91,64 @@ class TempProject(unittest.TestCase):
 
 
 def snapshot(path):
-    """Bytes of every file under path, for byte-identical checks."""
+    """Bytes of every file under path, for byte-identical checks. state/lock holds only the last
+    lock holder's pid (diagnostics), so it is left out."""
     out = {}
     for root, _dirs, files in os.walk(str(path)):
         for f in files:
             p = os.path.join(root, f)
+            if f == "lock" and os.path.basename(root) == "state":
+                continue
             if os.path.islink(p):
                 out[p] = ("link", os.readlink(p))
             else:
                 with open(p, "rb") as fh:
                     out[p] = fh.read()
     return out
+
+
+def run_unprivileged(name, *args):
+    """Run a script's main() as user nobody when we are root, so file permissions really apply
+    (root ignores them). Returns (exit code, stdout, stderr). Not root: a normal subprocess."""
+    if os.geteuid() != 0:
+        proc = run_script(name, *args)
+        return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    import contextlib
+    import importlib.util
+    import io
+    path = SCRIPTS / name
+    spec = importlib.util.spec_from_file_location("m3l_script_" + path.stem, str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # Everything the script may import lazily, imported before privileges are dropped.
+    import memory_core.cli, memory_core.config, memory_core.loading, memory_core.recording  # noqa: F401,E401
+    import memory_core.redaction, memory_core.similarity, memory_core.store  # noqa: F401,E401
+    import argparse, difflib  # noqa: F401,E401
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        code, out, err = 99, io.StringIO(), io.StringIO()
+        try:
+            os.close(read_fd)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            sys.argv = [str(path)] + [str(a) for a in args]
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = memory_core.cli.run(module.main)
+        except BaseException as exc:  # report, never let the child run the parent's tests
+            err.write("child failed: %r\n" % (exc,))
+        finally:
+            os.write(write_fd, json.dumps([code, out.getvalue(), err.getvalue()]).encode())
+            os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while True:
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    code, out, err = json.loads(b"".join(chunks).decode())
+    return code, out, err

@@ -334,8 +334,7 @@ def layer3_section_for(category):
 
 def promote_text(memory_md, fact, item_id, category, now):
     """MEMORY.md text with the fact added under its section, or None when it is there already."""
-    marker = "<!-- id: %s -->" % item_id
-    if marker in memory_md:
+    if "<!-- id: %s " % item_id in memory_md:
         return None
     line = "- %s %s" % (" ".join(fact.split()), "<!-- id: %s confirmed: %s -->" % (item_id, now.strftime("%Y-%m-%d")))
     heading = "## " + layer3_section_for(category)

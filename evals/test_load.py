@@ -1,0 +1,234 @@
+"""load_memory.py: order, budget, fairness, traceability, masking, corrupt files, never writes."""
+import json
+import os
+import re
+import unittest
+
+import _support
+from _support import run_json, run_script, snapshot
+from memory_core import loading, store as st
+from memory_core.similarity import fact_id
+
+try:
+    from hypothesis import given, settings, strategies as hs
+except ImportError:  # hypothesis is in requirements.txt; without it the property test is skipped
+    given = None
+
+
+def make_item(topic, text, stamp, status="active", **extra):
+    item = {"id": fact_id(topic, text), "fact": text, "status": status, "category": "fact", "source": "user",
+            "inferred": False, "created_at": stamp, "updated_at": stamp, "superseded_by": None,
+            "supersedes": [], "tags": []}
+    item.update(extra)
+    return item
+
+
+def write_topic(store, topic, items):
+    path = store / "areas/topics" / topic / "items.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(st.dump_items(topic, {}, items))
+    return path
+
+
+def write_daily(store, day, lines):
+    path = store / "memory" / ("%s.md" % day)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# %s\n\n%s\n" % (day, "\n".join(lines)), "utf-8")
+    return path
+
+
+SETTINGS = {"max_chars": 9000, "max_items": 60, "daily_days": 3, "topics": None}
+
+
+class LoadOrderTest(_support.TempProject):
+    def setUp(self):
+        super().setUp()
+        (self.store / "MEMORY.md").parent.mkdir(parents=True)
+        (self.store / "MEMORY.md").write_text("# Project memory\n\n## Decisions\n- Money in integer cents\n"
+                                              "<!-- a comment that costs nothing -->\n## Empty\n", "utf-8")
+        write_daily(self.store, "2026-11-28", ["- 10:00Z oldest day line"])
+        write_daily(self.store, "2026-11-29", ["- 10:00Z middle day line"])
+        write_daily(self.store, "2026-11-30", ["- 09:00Z today first", "- 10:00Z today second"])
+        write_daily(self.store, "2026-11-20", ["- 10:00Z too old to load"])
+        self.old = make_item("api", "The API timeout is 500ms", "2026-11-01T00:00:00Z", status="superseded")
+        self.new = make_item("api", "The API timeout is 900ms", "2026-11-02T00:00:00Z")
+        self.newest = make_item("ops", "Logs are kept for 30 days", "2026-11-03T00:00:00Z")
+        write_topic(self.store, "api", [self.old, self.new])
+        write_topic(self.store, "ops", [self.newest])
+
+    def test_layers_in_order_active_only_newest_first(self):
+        code, out = self.load()
+        self.assertEqual(code, 0, out)
+        text = out["context"]
+        i3, i2, i1 = text.index("[Layer 3]"), text.index("[Layer 2]"), text.index("[Layer 1]")
+        self.assertLess(i3, i2)
+        self.assertLess(i2, i1)
+        self.assertIn("Money in integer cents", text)
+        self.assertNotIn("a comment that costs nothing", text)
+        self.assertNotIn("## Empty", text)
+        self.assertNotIn("500ms", text)
+        self.assertLess(text.index("Logs are kept"), text.index("900ms"))
+        self.assertLess(text.index("today first"), text.index("today second"))
+        self.assertLess(text.index("today second"), text.index("middle day line"))
+        self.assertNotIn("too old to load", text)
+        self.assertTrue(text.rstrip().endswith("loading wrote nothing."))
+
+    def test_every_line_traceable(self):
+        _code, out = self.load()
+        text = out["context"]
+        for fact_line in re.findall(r"^- \[([a-z0-9-]+)\]", text.split("[Layer 1]")[1], re.M):
+            topic = fact_line.rsplit("-", 1)[0]
+            items = json.loads((self.store / "areas/topics" / topic / "items.json").read_text())["items"]
+            self.assertIn(fact_line, [i["id"] for i in items])
+        self.assertIn("(memory/2026-11-30.md)", text)
+        self.assertIn("MEMORY.md", text.split("[Layer 3]")[1].split("\n")[0])
+
+    def test_report_counts(self):
+        _code, out = self.load()
+        layers = out["report"]["layers"]
+        self.assertEqual(layers["layer1"]["included"], 2)
+        self.assertEqual(layers["layer1"]["active_facts"], 2)
+        self.assertEqual(layers["layer2"]["daily_files"], {"read": 3, "total": 4})
+        self.assertEqual(layers["layer3"]["included"], 1)
+        self.assertIn("included L3 1/1", out["context"])
+
+    def test_env_defaults_and_flags(self):
+        env = _support.clean_env(MEMORY_MAX_ITEMS="1", MEMORY_DAILY_DAYS="1", MEMORY_TOPICS="api")
+        code, out = run_json("load_memory.py", "--project-dir", self.project, env=env)
+        self.assertEqual(code, 0)
+        text = out["context"]
+        self.assertIn("900ms", text)
+        self.assertNotIn("Logs are kept", text)
+        self.assertNotIn("middle day line", text)
+        code, out = run_json("load_memory.py", "--project-dir", self.project, "--topics", "ops",
+                             "--daily-days", "2", env=env)
+        self.assertIn("Logs are kept", out["context"])
+        self.assertIn("middle day line", out["context"])
+        code, out = run_json("load_memory.py", "--project-dir", self.project,
+                             env=_support.clean_env(MEMORY_MAX_CHARS="lots"))
+        self.assertEqual(code, 2)
+        self.assertIn("MEMORY_MAX_CHARS", out["error"])
+
+    def test_format_json_gives_entries_with_sources(self):
+        proc = run_script("load_memory.py", "--project-dir", self.project, "--format", "json")
+        data = json.loads(proc.stdout)
+        self.assertEqual(data["layer1"][0]["source"], "areas/topics/ops/items.json")
+        self.assertTrue(all(e["source"] for layer in data.values() for e in layer))
+
+    def test_loading_never_writes(self):
+        before = snapshot(self.project)
+        self.load()
+        run_script("load_memory.py", "--project-dir", self.project)
+        self.assertEqual(before, snapshot(self.project))
+        self.assertFalse((self.store / "state").exists())
+
+    def test_secrets_in_hand_edited_files_masked(self):
+        token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+        with open(str(self.store / "MEMORY.md"), "a") as fh:
+            fh.write("- deploy token is %s\n" % token)
+        write_daily(self.store, "2026-11-30", ["- 11:00Z pasted password=Sup3rS3cretValue99"])
+        _code, out = self.load()
+        self.assertNotIn(token, out["context"])
+        self.assertNotIn("Sup3rS3cretValue99", out["context"])
+        self.assertIn("[redacted:", out["context"])
+        self.assertTrue(out["report"]["masked"])
+
+
+class CorruptFilesTest(_support.TempProject):
+    def test_corrupt_files_skipped_reported_untouched(self):
+        write_topic(self.store, "good", [make_item("good", "Healthy fact survives", "2026-11-01T00:00:00Z")])
+        bad_json = self.store / "areas/topics/bad/items.json"
+        bad_json.parent.mkdir(parents=True)
+        bad_json.write_bytes(b'{"items": [')
+        write_daily(self.store, "2026-11-30", ["- fine"])
+        bad_daily = self.store / "memory/2026-11-29.md"
+        bad_daily.write_bytes(b"- caf\xe9 latin-1 line\n")
+        binary = self.store / "memory/2026-11-28.md"
+        binary.write_bytes(b"\x00\x01\x02PNG")
+        (self.store / "MEMORY.md").write_bytes(b"\xff\xfe\x00M\x00")
+        before = snapshot(self.project)
+        code, out = self.load()
+        self.assertEqual(code, 0, out)
+        self.assertEqual(before, snapshot(self.project))
+        skipped = {s["path"]: s["reason"] for s in out["report"]["skipped"]}
+        self.assertIn("invalid JSON", skipped[os.path.join("areas", "topics", "bad", "items.json")])
+        self.assertIn("UTF-8", skipped["memory/2026-11-29.md"])
+        self.assertIn("binary", skipped["memory/2026-11-28.md"])
+        self.assertIn("MEMORY.md", skipped)
+        self.assertIn("Healthy fact survives", out["context"])
+        self.assertIn("skipped unreadable", out["context"])
+
+    def test_empty_and_missing_store(self):
+        code, out = self.load()
+        self.assertEqual(code, 0)
+        self.assertIn("No project memory yet", out["context"])
+        self.assertIn("record_memory.py", out["context"])
+        self.assertFalse(self.store.exists())
+        self.store.mkdir()
+        code, out = self.load()
+        self.assertEqual(code, 0)
+        self.assertIn("empty", out["context"])
+
+
+class BudgetTest(_support.TempProject):
+    def build(self, facts=300, daily_lines=1500, memory_lines=200):
+        items = [make_item("t%d" % (i % 5), "Fact number %d says component %s owns queue %s" % (i, i * 7, i * 13),
+                           "2026-11-%02dT%02d:00:00Z" % (1 + i % 28, i % 24)) for i in range(facts)]
+        for t in range(5):
+            write_topic(self.store, "t%d" % t, [it for it in items if it["id"].startswith("t%d-" % t)])
+        write_daily(self.store, "2026-11-30", ["- 10:00Z a long daily trail entry %d %s" % (i, "x" * 60)
+                                               for i in range(daily_lines)])
+        (self.store / "MEMORY.md").write_text("\n".join("- confirmed rule %d %s" % (i, "y" * 50)
+                                                        for i in range(memory_lines)), "utf-8")
+
+    def test_budget_is_never_exceeded_and_no_layer_starves(self):
+        self.build()
+        for budget in (300, 1000, 4000, 9000, 20000):
+            text, report = loading.load_context(str(self.project), str(self.store),
+                                                dict(SETTINGS, max_chars=budget))
+            self.assertLessEqual(len(text), budget, budget)
+            if budget >= 4000:
+                for layer in ("layer1", "layer2", "layer3"):
+                    self.assertGreater(report["layers"][layer]["included"], 3, (budget, layer))
+
+    def test_long_daily_file_cannot_push_out_layer1(self):
+        self.build(facts=40, daily_lines=3000, memory_lines=0)
+        text, report = loading.load_context(str(self.project), str(self.store), SETTINGS)
+        self.assertLessEqual(len(text), 9000)
+        self.assertEqual(report["layers"]["layer1"]["included"], 40)
+
+    def test_small_layers_give_room_to_big_ones(self):
+        self.build(facts=3, daily_lines=3000, memory_lines=2)
+        text, report = loading.load_context(str(self.project), str(self.store), SETTINGS)
+        self.assertGreater(len(text), 8000)  # the unused shares went to Layer 2
+        self.assertLessEqual(len(text), 9000)
+
+    def test_giant_single_line_is_clipped(self):
+        (self.store).mkdir()
+        (self.store / "MEMORY.md").write_text("- " + "z" * 50000, "utf-8")
+        write_topic(self.store, "a", [make_item("a", "Small fact stays", "2026-11-01T00:00:00Z")])
+        text, _r = loading.load_context(str(self.project), str(self.store), SETTINGS)
+        self.assertIn("Small fact stays", text)
+        self.assertLessEqual(len(text), 9000)
+
+    if given is not None:
+        @settings(max_examples=40, deadline=None)
+        @given(budget=hs.integers(min_value=200, max_value=12000),
+               lines=hs.lists(hs.text(min_size=0, max_size=300), max_size=40),
+               facts=hs.lists(hs.text(min_size=1, max_size=500), max_size=40))
+        def test_property_output_within_budget(self, budget, lines, facts):
+            import shutil
+            shutil.rmtree(str(self.store), ignore_errors=True)
+            self.store.mkdir()
+            (self.store / "MEMORY.md").write_text("\n".join(lines), "utf-8", errors="replace")
+            write_daily(self.store, "2026-11-30", [l.replace("\n", " ") for l in lines])
+            write_topic(self.store, "p", [make_item("p", f or "x", "2026-11-01T00:00:%02dZ" % (i % 60))
+                                          for i, f in enumerate(facts)])
+            text, report = loading.load_context(str(self.project), str(self.store),
+                                                dict(SETTINGS, max_chars=budget))
+            self.assertLessEqual(len(text), budget)
+            self.assertIn("[memory-3layer]", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
