@@ -55,8 +55,7 @@ def main():
                          confirmed=args.confirmed, keep_both=args.keep_both, supersedes=args.supersedes,
                          dry_run=args.dry_run)
     result["ok"] = True
-    result["next"] = ("python %s --project-dir %s   # what a new session will see"
-                      % (os.path.join(os.path.dirname(os.path.abspath(__file__)), "load_memory.py"), root))
+    result["next"] = cli.command_hint("load_memory.py", "--project-dir", root) + "   # what a new session sees"
     if args.json:
         cli.print_json(result)
     else:

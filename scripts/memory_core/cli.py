@@ -4,6 +4,8 @@ Exit codes: 0 done, 1 refused or findings, 2 usage or environment error. Expecte
 what happened and the fix, never a traceback.
 """
 import json
+import os
+import shlex
 import sys
 
 from .paths import StoreError
@@ -27,6 +29,12 @@ def read_stdin_text(what):
     except UnicodeDecodeError as exc:
         raise StoreError("%s on standard input is not valid UTF-8 (byte %d)" % (what, exc.start),
                          fix="send UTF-8 text on standard input")
+
+
+def command_hint(script, *args):
+    """A copy-pasteable command line for the 'next' step, quoted for the shell."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return shlex.join(["python3", os.path.join(here, script)] + [str(a) for a in args])
 
 
 def print_json(obj):

@@ -1,0 +1,122 @@
+"""The skill package itself: SKILL.md validity, layout, --help, Python 3.8, unittest discovery."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import _support
+from _support import REPO
+
+ALLOWED_FRONT_MATTER = {"name", "description", "license", "allowed-tools", "metadata", "compatibility"}
+
+
+def front_matter(text):
+    match = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    if not match:
+        return None
+    try:
+        import yaml
+        return yaml.safe_load(match.group(1))
+    except ImportError:
+        return dict(l.split(":", 1) for l in match.group(1).splitlines() if ":" in l and not l.startswith(" "))
+
+
+class SkillPackageTest(unittest.TestCase):
+    def test_agentskills_validator_accepts_the_skill(self):
+        tool = shutil.which("agentskills")
+        if tool is None:
+            self.skipTest("agentskills (pip install skills-ref) not installed")
+        with tempfile.TemporaryDirectory() as tmp:
+            target = os.path.join(tmp, "memory-3layer")
+            shutil.copytree(str(REPO), target, ignore=shutil.ignore_patterns(".git", "evals", "node_modules",
+                                                                              "__pycache__"))
+            proc = subprocess.run([tool, "validate", target], capture_output=True, universal_newlines=True)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("Valid skill", proc.stdout + proc.stderr)
+
+    def test_front_matter_rules_of_skill_creator(self):
+        text = (REPO / "SKILL.md").read_text("utf-8")
+        meta = front_matter(text)
+        self.assertIsNotNone(meta)
+        self.assertEqual(meta["name"].strip(), "memory-3layer")
+        self.assertLessEqual(set(meta), ALLOWED_FRONT_MATTER)
+        description = str(meta["description"]).strip()
+        self.assertTrue(1 <= len(description) <= 1024)
+        self.assertNotRegex(description, "[<>]")
+        self.assertLess(len(text.splitlines()), 500)
+
+    def test_layout(self):
+        for rel in ("SKILL.md", "README.md", "LICENSE", "requirements.txt", "scripts/memory_core/__init__.py",
+                    "scripts/record_memory.py", "scripts/load_memory.py", "references/data-format.md",
+                    ".memory-3layer-template/MEMORY.md", ".ci/run"):
+            self.assertTrue((REPO / rel).is_file(), rel)
+        for rel in ("hooks", "evals/bench", ".memory-3layer-template/memory",
+                    ".memory-3layer-template/areas/topics"):
+            self.assertTrue((REPO / rel).is_dir(), rel)
+        self.assertIn("MIT License", (REPO / "LICENSE").read_text())
+        reqs = (REPO / "requirements.txt").read_text().lower()
+        for name in ("pyyaml", "rapidfuzz", "pytest"):
+            self.assertIn(name, reqs)
+        template = (REPO / ".memory-3layer-template/MEMORY.md").read_text("utf-8")
+        self.assertGreaterEqual(template.count("\n## "), 3)
+        self.assertIn("secret", template.lower())
+
+    def test_every_script_has_help(self):
+        for path in sorted(glob.glob(str(REPO / "scripts" / "*.py")) + glob.glob(str(REPO / "hooks" / "*.py"))):
+            proc = subprocess.run([_support.PYTHON, path, "--help"], capture_output=True, universal_newlines=True,
+                                  env=_support.clean_env())
+            self.assertEqual(proc.returncode, 0, path + proc.stderr)
+            self.assertIn("--project-dir", proc.stdout, path)
+
+    def test_vermin_python38(self):
+        tool = shutil.which("vermin")
+        if tool is None:
+            self.skipTest("vermin not installed")
+        proc = subprocess.run([tool, "--target=3.8", "--no-tips", "--violations", "scripts", "hooks"],
+                              cwd=str(REPO), capture_output=True, universal_newlines=True)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+    def test_unittest_discovery_runs_the_core_tests(self):
+        proc = subprocess.run([_support.PYTHON, "-m", "unittest", "discover", "-s", "evals", "-p",
+                               "test_store_resolution.py"], cwd=str(REPO), capture_output=True,
+                              universal_newlines=True, env=_support.clean_env())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        ran = re.search(r"Ran (\d+) test", proc.stderr)
+        self.assertTrue(ran and int(ran.group(1)) > 0, proc.stderr)
+
+
+def python38():
+    """A working Python 3.8 interpreter, or None (pyenv shims exist even when 3.8 is not selected)."""
+    candidates = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")))
+    candidates += [c for c in [shutil.which("python3.8")] if c]
+    for path in candidates:
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, universal_newlines=True, timeout=20)
+        except OSError:
+            continue
+        if out.returncode == 0 and "3.8" in out.stdout + out.stderr:
+            return path
+    return None
+
+
+class RealPython38Test(_support.TempProject):
+    def test_record_and_load_under_python38(self):
+        py38 = python38()
+        if py38 is None:
+            self.skipTest("no Python 3.8 interpreter on this machine")
+        env = _support.clean_env(PYTHONNOUSERSITE="1")
+        rec = subprocess.run([py38, str(_support.SCRIPTS / "record_memory.py"), "--project-dir", str(self.project),
+                              "--fact", "Python 3.8 still runs the core", "--topic", "compat"],
+                             capture_output=True, universal_newlines=True, env=env)
+        self.assertEqual(rec.returncode, 0, rec.stdout + rec.stderr)
+        load = subprocess.run([py38, str(_support.SCRIPTS / "load_memory.py"), "--project-dir", str(self.project)],
+                              capture_output=True, universal_newlines=True, env=env)
+        self.assertEqual(load.returncode, 0, load.stderr)
+        self.assertIn("Python 3.8 still runs the core", load.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
