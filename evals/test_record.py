@@ -143,12 +143,12 @@ class DedupTest(_support.TempProject):
         (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['rapidfuzz'] = None\n")
         env = _support.clean_env(PYTHONPATH=str(blocker))
         _c, first = run_json("record_memory.py", "--project-dir", self.project, "--fact",
-                             "Integration tests need Docker running", "--topic", "t", env=env)
+                             "Integration tests need Docker 24 running", "--topic", "t", env=env)
         code, out = run_json("record_memory.py", "--project-dir", self.project, "--fact",
-                             "Integration tests need docker running.", "--topic", "t", env=env)
+                             "Integration tests need docker 24 running!", "--topic", "t", env=env)
         self.assertEqual((code, out["duplicate_of"], out["similarity"]), (0, first["id"], "difflib"))
         code, out = run_json("record_memory.py", "--project-dir", self.project, "--fact",
-                             "Integration tests need Podman running", "--topic", "t", env=env)
+                             "Integration tests need Docker 25 running", "--topic", "t", env=env)
         self.assertEqual(code, 1, out)
         self.assertTrue(any("degraded" in n for n in first["notes"]))
 

@@ -8,6 +8,7 @@ layer leaves unused goes back to the pool, in layer order.
 import os
 import re
 
+from . import index
 from . import store as st
 from .paths import DAILY_DIR, LAYER3_FILE, TOPICS_DIR, topic_items_path
 
@@ -77,9 +78,16 @@ def _layer1_entries(store, topics, max_items, skipped, notes):
             notes.append("no such topic: " + ", ".join(unknown))
         available = [t for t in available if t in topics]
     facts, active_total = [], 0
+    cached = index.read_load_index(store)
     for topic in available:
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
+        entry = index.load_entry(cached, topic, index.signature(path), max_items)
+        if entry is not None:  # the file is unchanged since its last writer indexed it
+            active_total += entry["active"]
+            facts.extend((stamp, item_id, topic, {"id": item_id, "fact": fact, "inferred": inferred})
+                         for stamp, item_id, fact, inferred in entry["rows"])
+            continue
         try:
             _doc, items = st.parse_items(st.read_text(path) or "[]", rel)
         except st.CorruptFile as exc:

@@ -1,11 +1,13 @@
 """The record pipeline: validate, scan for secrets, dedup, then write Layer 1 + Layer 2 (and Layer 3
 only when a person confirmed) in one locked step. Every refusal writes nothing."""
+import json
 import os
 
+from . import index
 from . import store as st
 from .config import extra_secret_patterns, read_config
 from .paths import LAYER3_FILE, StoreError, daily_path, topic_error, topic_items_path
-from .similarity import BACKEND, compare, fact_id, near_candidates, normalize
+from .similarity import BACKEND, compare, fact_id, near_candidates, normalize, without_negations
 
 MAX_FACT_CHARS = 2000
 MAX_SOURCE_CHARS = 300
@@ -139,12 +141,16 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
                     supersedes, result, write):
     now = st.utc_now()
     items_path = topic_items_path(store, topic)
-    doc, items = st.read_topic(store, topic)  # CorruptFile refuses the whole record
-    result["read"].append("%s (%d items)" % (_rel(root, items_path), len(items)))
     day_path = daily_path(store, now.strftime("%Y-%m-%d"))
-    daily_text = st.read_text(day_path)
+    daily_text = st.read_text(day_path)  # CorruptFile refuses the whole record
     memory_path = os.path.join(store, LAYER3_FILE)
     memory_md = st.read_text(memory_path) if promote else None
+    if write and not supersedes and not promote:
+        new_item = _new_item(item_id, fact, category, source, inferred, now, ())
+        if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
+            return result
+    doc, items = st.read_topic(store, topic)  # CorruptFile refuses the whole record
+    result["read"].append("%s (%d items)" % (_rel(root, items_path), len(items)))
 
     by_id = dict((it.get("id"), it) for it in items)
     existing = by_id.get(item_id)
@@ -179,11 +185,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
                               "are true, record with --keep-both" % first.get("id"),
                           conflict_with=[{"id": c.get("id"), "fact": c["fact"]} for c in conflicts])
         else:
-            stamp = st.iso(now)
-            new_item = {"id": item_id, "fact": fact, "status": "active", "category": category,
-                        "source": source, "inferred": bool(inferred), "created_at": stamp,
-                        "updated_at": stamp, "superseded_by": None, "supersedes": list(supersedes),
-                        "tags": []}
+            new_item = _new_item(item_id, fact, category, source, inferred, now, supersedes)
             if conflicts:
                 result["kept_both_with"] = [c.get("id") for c in conflicts]
             result["status"] = "recorded"
@@ -213,6 +215,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
             result["superseded"] = list(supersedes)
         items.append(new_item)
         st.write_topic(store, topic, doc, items)
+        _refresh_indexes(store, topic, items_path, doc, items)
         result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(items)))
         st.append_daily(store, now, st.daily_line_text(now, topic, fact, item_id), existing=daily_text)
         result["written"].append("%s (+1 line)" % _rel(root, day_path))
@@ -221,6 +224,71 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         result["written"].append("%s (+1 confirmed line)" % _rel(root, memory_path))
         result["promoted"] = True
     return result
+
+
+def _new_item(item_id, fact, category, source, inferred, now, supersedes):
+    stamp = st.iso(now)
+    return {"id": item_id, "fact": fact, "status": "active", "category": category, "source": source,
+            "inferred": bool(inferred), "created_at": stamp, "updated_at": stamp, "superseded_by": None,
+            "supersedes": list(supersedes), "tags": []}
+
+
+def _refresh_indexes(store, topic, items_path, doc, items):
+    """Rebuild the topic's derived indexes from the items just written (full path)."""
+    plain = set(doc) <= {"items", "schema", "topic"} and all(
+        isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
+    rows = index.DedupRows([], "", [], [])
+    if plain:
+        for it in items:
+            norm = normalize(it["fact"])
+            rows.ids.append(it["id"])
+            rows.norms.append(norm)
+            rows.bares.append(index.sparse_bare(norm, without_negations(norm)))
+        rows.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
+    index.update_indexes(store, topic, items_path, items, rows, plain)
+
+
+def _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
+    """Append a new, unrelated fact to a large topic without parsing or re-encoding the whole file.
+
+    Used only while the dedup index matches the file's signature (so the file is exactly what the
+    last writer produced, in canonical form) and the fact has no exact or near match among the
+    active items; anything else returns False and the caller takes the full path, which produces the
+    same bytes (evals/test_index.py checks that)."""
+    sig = index.signature(items_path)
+    rows = index.read_dedup_index(store, topic, sig)
+    if not rows or new_item["id"] in rows.ids:
+        return False
+    with open(items_path, "rb") as fh:
+        raw = fh.read()
+    end = raw.rfind(b"\n  ]")
+    if len(raw) != sig[0] or end < 0:
+        return False
+    norm = normalize(new_item["fact"])
+    active = [i for i, flag in enumerate(rows.active) if flag == "A"]
+    norms = [rows.norms[i] for i in active] if len(active) != len(rows.ids) else rows.norms
+    bares = [rows.bares[i] or rows.norms[i] for i in active]
+    if near_candidates(norm, norms, bares):
+        return False
+    block = json.dumps(new_item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", "\n    ")
+    whole = memoryview(raw)
+    st.atomic_write_bytes(items_path, [whole[:end], b",\n    " + block.encode("utf-8"), whole[end:]])
+    rows.append(new_item["id"], norm, index.sparse_bare(norm, without_negations(norm)))
+    new_sig = index.signature(items_path)
+    try:
+        index.write_dedup_index(store, topic, new_sig, rows, True)
+        index.add_newest(store, topic, sig, new_sig, new_item)
+    except OSError:
+        pass
+    day = now.strftime("%Y-%m-%d")
+    st.append_daily(store, now, st.daily_line_text(now, topic, new_item["fact"], new_item["id"]),
+                    existing=daily_text)
+    result["read"].append("%s (%d items, via its index)" % (_rel(root, items_path), len(rows.ids) - 1))
+    result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(rows.ids)))
+    result["written"].append("%s (+1 line)" % _rel(root, daily_path(store, day)))
+    result["skipped"].append("%s: not promoted (Layer 3 needs --promote --confirmed)" % LAYER3_FILE)
+    result["status"] = "recorded"
+    return True
 
 
 def _check_supersedes(supersedes, by_id, new_id, topic):

@@ -48,15 +48,11 @@ def content_tokens(norm):
     return out
 
 
-def _without_negations(norm):
-    return " ".join(w for w in norm.split() if w not in _NEGATIONS)
-
-
 def compare(norm_a, norm_b):
     """'duplicate', 'conflict' (same shape, different values or polarity) or None."""
     if norm_a == norm_b:
         return "duplicate"
-    if _without_negations(norm_a) == _without_negations(norm_b):
+    if without_negations(norm_a) == without_negations(norm_b):
         return "conflict"
     if ratio(norm_a, norm_b) < NEAR_DUPLICATE_SCORE:
         return None
@@ -70,9 +66,16 @@ def ratio(a, b):
     return 100.0 * difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def near_candidates(query, choices, limit=5):
-    """Indexes of choices whose ratio to query is >= NEAR_DUPLICATE_SCORE (best first), plus any
-    that equal the query once negations are removed."""
+def without_negations(norm):
+    """The normalised text with negation words removed: equal for a claim and its opposite."""
+    return " ".join(w for w in norm.split() if w not in _NEGATIONS)
+
+
+def near_candidates(query, choices, bares=None, limit=5):
+    """Indexes of choices (normalised texts) whose ratio to query is >= NEAR_DUPLICATE_SCORE, best
+    first, plus those equal to it once negations are removed ("we use tabs" / "we never use tabs":
+    too far apart for the ratio, yet one claim flipped). bares: without_negations() of each choice,
+    when the caller has them precomputed."""
     found = []
     if _process is not None:
         for _choice, score, index in _process.extract(query, choices, scorer=_fuzz.ratio,
@@ -95,12 +98,9 @@ def near_candidates(query, choices, limit=5):
                     found.append((score, index))
         found.sort(key=lambda pair: -pair[0])
         found = found[:limit]
-    # "we use tabs" vs "we never use tabs": too far apart for the ratio, yet the same claim flipped.
-    bare = _without_negations(query)
+    if bares is None:
+        bares = [without_negations(c) for c in choices]
+    bare = without_negations(query)
     seen = set(i for _s, i in found)
-    qlen = len(query)
-    for index, choice in enumerate(choices):
-        if index not in seen and abs(len(choice) - qlen) <= 16 and choice != query \
-                and _without_negations(choice) == bare:
-            found.append((0.0, index))
+    found.extend((0.0, i) for i, b in enumerate(bares) if b == bare and i not in seen and choices[i] != query)
     return [index for _score, index in found]

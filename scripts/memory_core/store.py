@@ -156,8 +156,8 @@ def _read_holder(fd):
 # --- atomic writes -----------------------------------------------------------------------------
 
 def atomic_write_bytes(path, data):
-    """Write data to path atomically: temp file in the same folder, fsync, os.replace, fsync dir.
-    Call with the store lock held."""
+    """Write data (bytes, or a list of byte chunks, so large files need not be joined in memory) to
+    path atomically: temp file in the same folder, fsync, os.replace, fsync dir. Call under the lock."""
     folder, base = os.path.split(path)
     try:
         os.makedirs(folder, exist_ok=True)
@@ -170,9 +170,10 @@ def atomic_write_bytes(path, data):
         raise
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            for chunk in (data if isinstance(data, list) else [data]):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -1,0 +1,117 @@
+"""The derived indexes in state/cache/: the fast paths must give exactly what the full paths give,
+and a stale index must never serve stale facts."""
+import json
+import os
+import shutil
+import unittest
+
+import _support
+from memory_core import index, loading, recording, store as st
+from memory_core.paths import resolve_store
+
+try:
+    from hypothesis import given, settings, strategies as hs
+except ImportError:
+    given = None
+
+SETTINGS = {"max_chars": 9000, "max_items": 60, "daily_days": 3, "topics": None}
+
+
+class FastAppendTest(_support.TempProject):
+    def setUp(self):
+        super().setUp()
+        self.root, self.store_dir, _how = resolve_store(str(self.project), env={})
+
+    def rec(self, fact, topic="t", **kw):
+        return recording.record_fact(self.root, self.store_dir, fact, topic=topic, keep_both=True, **kw)
+
+    def items_bytes(self, topic="t"):
+        with open(os.path.join(self.store_dir, "areas/topics", topic, "items.json"), "rb") as fh:
+            return fh.read()
+
+    def test_fast_path_is_used_and_gives_canonical_bytes(self):
+        first = self.rec("Ledger rows are immutable once posted")
+        self.assertNotIn("via its index", " ".join(first["read"]))
+        second = self.rec("Nightly exports land in the cold bucket, 日本語 too")
+        self.assertIn("via its index", " ".join(second["read"]))
+        raw = self.items_bytes()
+        doc, items = st.parse_items(raw.decode("utf-8"), "items.json")
+        self.assertEqual(raw, st.dump_items("t", doc, items))
+        self.assertEqual([i["fact"] for i in items][1], "Nightly exports land in the cold bucket, 日本語 too")
+
+    def test_near_match_falls_back_to_full_path(self):
+        self.rec("The retry limit is 5 attempts")
+        out = self.rec("The retry limit is 7 attempts")  # conflict, recorded because keep_both
+        self.assertNotIn("via its index", " ".join(out["read"]))
+        self.assertEqual(out["kept_both_with"], [recording.fact_id("t", "The retry limit is 5 attempts")])
+        out = self.rec("the retry limit is 5 attempts.")
+        self.assertEqual(out["status"], "duplicate")
+
+    def test_hand_edit_invalidates_index(self):
+        self.rec("Staging resets every Sunday")
+        path = os.path.join(self.store_dir, "areas/topics/t/items.json")
+        doc = json.loads(self.items_bytes().decode())
+        doc["items"][0]["fact"] = "Staging resets every Saturday"
+        with open(path, "w") as fh:
+            json.dump(doc, fh)  # not canonical, other size: the index no longer matches
+        out = self.rec("Feature flags live in flags.yaml")
+        self.assertNotIn("via its index", " ".join(out["read"]))
+        text, _r = loading.load_context(self.root, self.store_dir, SETTINGS)
+        layer1 = text.split("[Layer 1]")[1]
+        self.assertIn("Saturday", layer1)
+        self.assertNotIn("Sunday", layer1)
+
+    def test_loader_serves_from_index_and_equals_full_parse(self):
+        for n in range(30):
+            self.rec("Service number %s talks to queue %s over %s" % (n, n * 3, ["grpc", "http", "amqp"][n % 3]))
+        text_indexed, rep = loading.load_context(self.root, self.store_dir, SETTINGS)
+        shutil.rmtree(os.path.join(self.store_dir, "state", "cache"))
+        text_parsed, rep2 = loading.load_context(self.root, self.store_dir, SETTINGS)
+        self.assertEqual(text_indexed, text_parsed)
+        self.assertEqual(rep["layers"], rep2["layers"])
+
+    def test_top_level_extra_keys_disable_splicing(self):
+        self.rec("Cache keys include the locale")
+        path = os.path.join(self.store_dir, "areas/topics/t/items.json")
+        doc = json.loads(self.items_bytes().decode())
+        doc["a_note"] = [{"x": 1}]
+        with open(path, "wb") as fh:
+            fh.write(st.dump_items("t", doc, doc["items"]))
+        self.rec("Images are served from the CDN")  # full path; rebuilds a non-plain index
+        out = self.rec("Emails are sent through the outbox table")
+        self.assertNotIn("via its index", " ".join(out["read"]))
+        raw = self.items_bytes()
+        doc2 = json.loads(raw.decode())
+        self.assertEqual(doc2["a_note"], [{"x": 1}])
+        self.assertEqual(raw, st.dump_items("t", doc2, doc2["items"]))
+
+    def test_garbage_index_is_ignored(self):
+        self.rec("Queues are drained before deploys")
+        for rel in (index.LOAD_INDEX, os.path.join(index.DEDUP_DIR, "t.txt")):
+            with open(os.path.join(self.store_dir, rel), "wb") as fh:
+                fh.write(b"\xff not an index")
+        out = self.rec("Docs are built with mkdocs")
+        self.assertEqual(out["status"], "recorded")
+        text, _r = loading.load_context(self.root, self.store_dir, SETTINGS)
+        self.assertIn("mkdocs", text)
+
+    if given is not None:
+        @settings(max_examples=25, deadline=None)
+        @given(facts=hs.lists(hs.text(alphabet=hs.characters(blacklist_categories=("Cs", "Cc")),
+                                      min_size=3, max_size=80), min_size=2, max_size=6, unique=True))
+        def test_property_fast_and_full_paths_agree(self, facts):
+            shutil.rmtree(self.store_dir, ignore_errors=True)
+            for fact in facts:
+                try:
+                    self.rec(fact)
+                except recording.StoreError:
+                    continue  # refused input (e.g. a secret-looking string): nothing written
+            if not os.path.exists(os.path.join(self.store_dir, "areas/topics/t/items.json")):
+                return
+            raw = self.items_bytes()
+            doc, items = st.parse_items(raw.decode("utf-8"), "items.json")
+            self.assertEqual(raw, st.dump_items("t", doc, items))
+
+
+if __name__ == "__main__":
+    unittest.main()
