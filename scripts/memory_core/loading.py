@@ -40,14 +40,14 @@ def _layer3_entries(store, skipped):
     if not text:
         return []
     entries, heading = [], None
-    for index, line in enumerate(_COMMENT_RE.sub("", text).split("\n")):
+    for number, line in enumerate(_COMMENT_RE.sub("", text).split("\n")):
         stripped = line.strip()
         if not stripped:
             continue
         if stripped.startswith("#"):
             heading = stripped
             continue
-        entries.append(Entry(_clip(line), heading, index, LAYER3_FILE))
+        entries.append(Entry(_clip(line), heading, number, LAYER3_FILE))
     return entries
 
 
@@ -141,12 +141,12 @@ def _demand(entries):
 def _fill(entries, chosen, opened, allowance):
     """Take entries in priority order while they fit; skip (not stop at) one that does not."""
     used = 0
-    for index, entry in enumerate(entries):
-        if index in chosen:
+    for position, entry in enumerate(entries):
+        if position in chosen:
             continue
         cost = _cost(entry, opened)
         if used + cost <= allowance:
-            chosen.add(index)
+            chosen.add(position)
             if entry.group is not None:
                 opened.add(entry.group)
             used += cost

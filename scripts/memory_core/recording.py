@@ -316,10 +316,10 @@ def _near_matches(fact, items):
     norms = [normalize(it["fact"]) for it in active]
     query = normalize(fact)
     dup, conflicts = None, []
-    for index in near_candidates(query, norms):
-        verdict = compare(query, norms[index])
+    for found in near_candidates(query, norms):
+        verdict = compare(query, norms[found])
         if verdict == "duplicate" and dup is None:
-            dup = active[index]
+            dup = active[found]
         elif verdict == "conflict":
-            conflicts.append(active[index])
+            conflicts.append(active[found])
     return dup, conflicts

@@ -12,8 +12,6 @@ hand-edited files. Three families of rules, cheapest first:
 Stdlib only, Python 3.8, deterministic. Regexes compile on first use because every hook run is a
 fresh process and pays compile cost again.
 """
-import binascii
-import math
 import re
 from collections import namedtuple
 
@@ -83,7 +81,6 @@ _PROVIDERS = (
     ("square-token", ("EAAA",), _L + r"EAAA[\w-]{22,60}" + _RD),
     ("square-token", ("sq0atp-", "sq0csp-"), _L + r"sq0(?:atp|csp)-[\w\\-]{22,60}"),
     ("vault-token", ("hvs.", "hvb.", "hvr."), _L + r"hv[sbr]\.[\w-]{90,}"),
-    ("vault-token", ("s.",), r"(?<![\w.])s\.(?=[A-Za-z]*[0-9])[A-Za-z0-9]{24}" + _R),
     ("databricks-token", ("dapi",), _L + r"dapi[a-fA-F0-9]{32}(?:-\d)?" + _R),
     ("grafana-token", ("glc_",), _L + r"glc_[A-Za-z0-9+/]{32,}={0,2}"),
     ("grafana-token", ("glsa_",), _L + r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _R),
@@ -131,8 +128,7 @@ _PRIVATE_KEY_END = r"-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
 # Assignment rules: a name that says "secret", then a separator, then a value that looks real.
 
 # Lower-case stems that may start a secret name; the whole identifier is classified afterwards.
-_NAME_STEMS = (r"(?i:pass|pwd|secret|token|key|auth|cred|login|session|access)|"
-               r"密码|口令|令牌|密钥|秘钥")
+_NAME_STEMS = r"pass|pw|secret|token|key|auth|cred|login|session|access|密码|口令|令牌|密钥|秘钥"
 _PASSWORD_WORDS = {"password", "passwd", "pwd", "pass", "passphrase", "passcode", "pw"}
 _SECRET_WORDS = {"secret", "token", "apikey", "secretkey", "privatekey", "accesskey", "accesstoken",
                  "authtoken", "clientsecret", "authorization", "bearer"}
@@ -146,32 +142,34 @@ _KEY_COMPOUNDS = {"api", "secret", "private", "access", "auth", "master", "signi
 _STRUCTURAL_KEYS = {"primary", "foreign", "sort", "partition", "cache", "hash", "public", "pub",
                     "row", "column", "schema", "sequence", "bucket", "object", "map", "dict", "lookup",
                     "unique", "composite", "index", "group", "routing", "idempotency", "shortcut",
-                    "hot", "sub", "ssh", "gpg", "pgp", "host", "known", "foreign", "kms", "key",
-                    "my", "the", "a", "any", "some", "this", "that", "dedup", "natural", "surrogate"}
-# Words after the secret word that turn the name into metadata about the secret.
-_META_SUFFIXES = {"name", "names", "id", "ids", "file", "files", "path", "dir", "url", "uri", "urls",
-                  "endpoint", "length", "len", "size", "count", "type", "types", "hash", "event",
-                  "source", "var", "variable", "env", "field", "header", "prefix", "suffix", "format",
-                  "policy", "expiry", "expires", "expiration", "ttl", "lifetime", "timeout", "required",
-                  "enabled", "min", "max", "limit", "rotation", "version", "label", "hint", "regex",
-                  "pattern", "manager", "store", "provider", "location", "ref", "reference", "arn",
-                  "key", "keys", "vault", "mode", "method", "scheme", "store", "storage", "service",
-                  "helper", "command", "cmd", "script", "env", "selector", "pair", "pressed", "down",
-                  "up", "reset", "changed", "change", "strength", "rule", "rules", "error", "errors",
-                  "input", "prompt", "dialog", "form", "page", "screen", "field", "column", "table",
-                  "algorithm", "algo", "alg", "kind", "flag", "option", "options", "config", "setting",
-                  "settings", "check", "validation", "validator", "generator", "budget", "usage",
-                  "count", "counts", "estimate", "budget", "index", "idx", "position", "pos", "chars",
-                  "characters", "digits", "bits", "bytes", "encoding", "hint", "hash", "hashed",
-                  "digest", "salt", "ids", "owner", "user", "username", "issuer", "audience", "scope",
-                  "scopes", "uri", "callback", "redirect", "exchange", "refresh"}
+                    "hot", "sub", "ssh", "gpg", "pgp", "host", "known", "kms", "dedup", "natural",
+                    "surrogate", "key"}
+# Words after the secret word that make the name metadata about a secret: token_url, secret_name.
+_META_SUFFIXES = {"name", "names", "id", "ids", "file", "files", "path", "dir", "url", "urls", "uri",
+                  "endpoint", "length", "len", "size", "count", "counts", "type", "types", "kind",
+                  "hash", "hashed", "digest", "salt", "event", "source", "var", "variable", "env",
+                  "field", "header", "prefix", "suffix", "format", "encoding", "policy", "rule", "rules",
+                  "strength", "expiry", "expires", "expiration", "ttl", "lifetime", "timeout",
+                  "required", "enabled", "min", "max", "limit", "budget", "usage", "estimate",
+                  "rotation", "reset", "change", "changed", "refresh", "exchange", "version", "label",
+                  "hint", "regex", "pattern", "manager", "store", "storage", "vault", "provider",
+                  "service", "helper", "location", "ref", "reference", "arn", "key", "keys", "mode",
+                  "method", "scheme", "algorithm", "algo", "alg", "command", "cmd", "script", "input",
+                  "prompt", "dialog", "form", "page", "screen", "column", "table", "flag", "option",
+                  "options", "config", "setting", "settings", "check", "validation", "validator",
+                  "generator", "index", "idx", "position", "pos", "chars", "characters", "digits",
+                  "bits", "bytes", "error", "errors", "owner", "user", "username", "issuer",
+                  "audience", "scope", "scopes", "callback", "redirect"}
+# Words before the secret word that say the value is not a real credential (or not a credential
+# at all: csrf_token, next_page_token, max_tokens).
 _NOT_REAL_WORDS = {"fake", "dummy", "example", "sample", "mock", "placeholder", "not", "non", "no",
                    "invalid", "wrong", "bogus", "csrf", "xsrf", "authenticity", "public", "pub",
                    "next", "page", "continuation", "cursor", "pagination", "sync", "max", "num",
                    "total", "input", "output", "prompt", "completion"}
 
 _ASSIGN_OPS = r":::=|::=|:=|\?=|\.=|\+=|=>|<-|=|:|：|＝|,"
-_SCHEMES = r"(?i:Bearer|Basic|Token|Digest|Api-Token|ApiKey|Bot|OAuth)"
+# "Authorization: Bearer VALUE": the scheme word is skipped, the value after it is the secret.
+_AUTH_SCHEMES = {"bearer", "basic", "token", "digest", "api-token", "apikey", "bot", "oauth"}
 
 # ---------------------------------------------------------------------------------------------
 # Placeholders and non-secrets.
@@ -200,6 +198,7 @@ def _re(pattern, flags=0):
 
 
 def _entropy(value):
+    import math  # lazily: most scans never get here
     counts = {}
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
@@ -219,20 +218,28 @@ def _has_run(value, size=6):
 
 def _is_placeholder(value):
     low = value.lower()
-    if low.strip("'\"`[](){}<>") in _PLACEHOLDER_WORDS:
+    if low.strip("'\"`[](){}<>=:") in _PLACEHOLDER_WORDS:
         return True
     if any(marker in low for marker in _PLACEHOLDER_MARKERS):
         return True
     if len(value) >= 4 and len(set(value)) <= 3:
         return True
-    # 123123123123, abababab: a short unit repeated is typed by hand, not generated.
+    # 123123123123, abababab, pass=pass=pass=: a short unit repeated is typed, not generated.
+    if any(value[p:] == value[:-p] for p in range(1, min(12, len(value) // 3) + 1)):
+        return True
     return _has_run(value) or _re(r"(.{2,4})\1{3,}").search(value) is not None
+
+
+def _has_classes(value):
+    """Digits, upper and lower case together: generated, not typed words."""
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value))
 
 
 def _is_word_like(value):
     """Letters joined by separators ("insert_key_here", "shorter-version"): words, not a key.
     Long letter-only strings with few vowels (random keys without digits) still count as keys."""
-    if not _re(r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*\Z").match(value):
+    if not all(part.isalpha() and part.isascii() for part in _split_on(value, "-_. ")):
         return False
     letters = [c for c in value if c.isalpha()]
     if len(letters) >= 12:
@@ -243,23 +250,29 @@ def _is_word_like(value):
     return True
 
 
+def _split_on(value, separators):
+    for sep in separators[1:]:
+        value = value.replace(sep, separators[0])
+    return value.split(separators[0])
+
+
 def _is_reference(value):
     """Code or configuration pointing elsewhere: $VAR, %VAR%, call(), obj.attr, CONSTANT_NAME."""
     if value[:1] in "$%@&*[{(":
         return True
     if any(c in value for c in "()[]"):
         return True  # call() or index[...]
-    if _re(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z").match(value) and not _re(r"\d").search(value):
-        return True
-    if _re(r"[A-Z][A-Z_]*_[A-Z_]+\Z").match(value):
-        return True
-    return False
+    parts = value.split(".")
+    if len(parts) > 1 and all(p.isidentifier() for p in parts) and not any(c.isdigit() for c in value):
+        return True  # settings.API_KEY, os.environ
+    return value.isupper() and "_" in value and value.replace("_", "").isalpha()  # SL_API_KEY_ENV
 
 
 def _is_prose_base64(value):
     """Base64 of ordinary text (a message, not a key): decodes to printable words with spaces."""
     if len(value) < 16 or not _re(r"[A-Za-z0-9+/]+={0,2}\Z").match(value):
         return False
+    import binascii
     try:
         raw = binascii.a2b_base64(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):
@@ -270,15 +283,22 @@ def _is_prose_base64(value):
     return wordy >= 0.85 * len(raw)
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
 def _looks_like_uuid(value):
-    return bool(_re(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z")
-                .match(value))
+    parts = value.split("-")
+    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(c in _HEX for p in parts for c in p)
+
+
+_FILE_EXTENSIONS = {"txt", "pem", "key", "json", "yaml", "yml", "env", "cfg", "conf", "ini", "crt", "p12",
+                    "pfx", "jks"}
 
 
 def _value_is_secret(value, strength, quoted):
     """strength: "password", "secret" (token, api key), "weak" (auth, creds, vendor key) or
     "id" (access id: like weak, but an id that is a UUID is an identifier, not a credential)."""
-    if not value or len(value) > 1000 or " " in value:
+    if not value or len(value) > 512 or " " in value:
         return False
     if any(ord(c) < 33 or ord(c) > 126 for c in value):
         return False  # non-ASCII (prose in another language) or control characters
@@ -286,12 +306,12 @@ def _value_is_secret(value, strength, quoted):
         return False
     if not quoted and _is_reference(value):
         return False
-    if value[:1] in "/~" or value.startswith("./") or _re(r"[\w-]+\.(?:txt|pem|key|json|ya?ml|env|"
-                                                           r"cfg|conf|ini|crt|p12|pfx|jks)\Z").match(value):
+    if value[:1] in "/~" or value.startswith("./") or value.rpartition(".")[2].lower() in _FILE_EXTENSIONS:
         return False  # a file path
     if _is_word_like(value) or _is_prose_base64(value):
         return False
-    if _re(r"v?\d+(?:[.:/+-]\d+)*\Z").match(value) and not value.isdigit():
+    if not value.isdigit() and all(p.isdigit() for p in _split_on(value[1:] if value[:1] == "v" else value,
+                                                                   ".:/+-")):
         return False  # version, date, time, ratio
     if value.isdigit():
         return len(value) >= (8 if strength == "password" else 16)
@@ -301,15 +321,29 @@ def _value_is_secret(value, strength, quoted):
         return len(value) >= 8
     if _looks_like_uuid(value):
         return strength == "weak"
-    return (len(value) >= 12 and _re(r"[A-Za-z]").search(value) is not None
-            and _re(r"\d").search(value) is not None and _entropy(value) >= 3.0)
+    return (len(value) >= 12 and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+            and _entropy(value) >= 3.0)
 
 
 def _split_words(name):
-    return [w.lower() for w in _re(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[\u4e00-\u9fff]+").findall(name)]
+    # [^\x00-\x7f] instead of a CJK range: same effect here, far cheaper to compile.
+    return [w.lower() for w in _re(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\x00-\x7f]+").findall(name)]
+
+
+_strength_cache = {}
 
 
 def _name_strength(name):
+    """Cached: the same names recur throughout a memory file."""
+    strength = _strength_cache.get(name, "?")
+    if strength == "?":
+        if len(_strength_cache) > 4096:
+            _strength_cache.clear()
+        strength = _strength_cache[name] = _classify_name(name)
+    return strength
+
+
+def _classify_name(name):
     """How strongly an identifier says "this holds a secret": None, "password", "secret", "weak"
     or "id". The last secret word decides; words after it may turn it into metadata
     (token_url, secret_name), words before it may say it is not real (fake_token, csrf_token)."""
@@ -342,11 +376,9 @@ def _name_strength(name):
                 return None
         elif word == "accessid" or (word == "id" and prev == "access"):
             strength = "id"
-        elif word == "id" or word in _META_SUFFIXES:
-            continue
         else:
             continue
-        if any(w in _META_SUFFIXES for w in words[i + 1:]) and not (word == "id"):
+        if any(w in _META_SUFFIXES for w in words[i + 1:]):
             return None
         if any(w in _NOT_REAL_WORDS for w in words[:i]):
             return None
@@ -357,9 +389,15 @@ def _name_strength(name):
 # ---------------------------------------------------------------------------------------------
 # Finders. Each yields (rank, kind, start, end); lower rank wins when spans overlap.
 
+_UNIQUE_NEEDLES = sorted({n for _kind, needles, _pattern in _PROVIDERS for n in needles})
+
+
 def _provider_findings(text):
+    present = {n for n in _UNIQUE_NEEDLES if n in text}  # each needle searched once
+    if not present:
+        return
     for kind, needles, pattern in _PROVIDERS:
-        if not any(n in text for n in needles):
+        if present.isdisjoint(needles):
             continue
         for m in _re(pattern).finditer(text):
             start, end = m.span("s") if "s" in m.re.groupindex else m.span()
@@ -369,6 +407,8 @@ def _provider_findings(text):
                     continue
             elif _is_placeholder(secret) or text[end:end + 3] in ("...", "###", "***", "xxx", "XXX"):
                 continue  # xoxp-123-456-#######: the token is a template
+            elif kind == "discord-token" and not _has_classes(secret.split(".")[0]):
+                continue  # the first part is base64 of a numeric id, never a plain dotted name
             yield 1, kind, start, end
 
 
@@ -376,6 +416,7 @@ def _b64_json_start(segment):
     """Decode a base64url segment (possibly truncated); true when it is a JSON object."""
     seg = segment.replace("-", "+").replace("_", "/")
     seg = seg[:len(seg) - len(seg) % 4]
+    import binascii
     try:
         raw = binascii.a2b_base64(seg)
     except (binascii.Error, ValueError):
@@ -397,7 +438,7 @@ def _private_key_findings(text):
     if "PRIVATE KEY" not in text:
         return
     for m in _re(_PRIVATE_KEY_BEGIN).finditer(text):
-        end_m = _re(_PRIVATE_KEY_END).search(text, m.end())
+        end_m = _re(_PRIVATE_KEY_END).search(text, m.end(), m.end() + 30000)  # 4096-bit PEM: ~3.3k
         if end_m:
             body, end = text[m.end():end_m.start()], end_m.end()
         else:  # truncated block: the key runs as far as base64 does
@@ -465,26 +506,28 @@ def _cli_credential_findings(text):
 
 
 def _assignment_findings(text):
-    stems = _re(_NAME_STEMS)
-    after_name = _re(r"(?P<close>[\"'`\]]{0,2})(?:[ \t]+(?:string|String|str))?[ \t]*"
-                     r"(?P<op>" + _ASSIGN_OPS + r")?")
-    value_rx = _re(r"[ \t]*(?:(?P<scheme>" + _SCHEMES + r")[ \t]+)?"
-                   r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\r\n]{0,1000})|(?P<uv>[^\s\"'`<>,;]{1,1000}))")
-    last_name_end = -1
-    for hit in stems.finditer(text):
-        if hit.start() < last_name_end:
-            continue  # same identifier as the previous hit
-        start, end = hit.start(), hit.end()
+    # One regex finds a stem, the rest of its identifier and the separator after it. It runs on
+    # lower-cased text: a case-sensitive alternation of literals lets `re` skip ahead fast, and
+    # lower() keeps offsets unless a rare character changes length.
+    low = text.lower()
+    flags = 0
+    if len(low) != len(text):
+        low, flags = text, re.IGNORECASE
+    # The rest of the identifier is ASCII: CJK names end with their stem (数据库密码).
+    name_then_op = _re(r"(?:" + _NAME_STEMS + r")[A-Za-z0-9_.\-]*(?P<close>[\"'`\]]{0,2})"
+                       r"(?:[ \t]+str(?:ing)?)?[ \t]*(?P<op>" + _ASSIGN_OPS + r")?", flags)
+    for m in name_then_op.finditer(low):
+        end = m.start("close")
+        op, after = m.group("op"), text[end:end + 1]
+        if op is None and after != ">" and after not in " \t":
+            continue  # prose: "rotate the token every 90 days"
+        start = m.start()
         while start > 0 and _is_ident_char(text[start - 1]):
             start -= 1
-        while end < len(text) and _is_ident_char(text[end]):
-            end += 1
-        last_name_end = end
-        name = text[start:end].strip(".-")
-        strength = _name_strength(name)
+        strength = _name_strength(text[start:end].strip(".-"))
         if strength is None:
             continue
-        found = _assigned_value(text, start, end, name, after_name, value_rx)
+        found = _assigned_value(text, start, end, op, m.group("close"), m.end())
         if found is None:
             continue
         vstart, vend, quoted = found
@@ -505,44 +548,46 @@ def _is_ident_char(ch):
     return ch.isalnum() and ch.isascii() or ch in "_.-" or "\u4e00" <= ch <= "\u9fff"
 
 
-def _assigned_value(text, start, end, name, after_name, value_rx):
-    """(value start, value end, quoted) of what `name` is set to, or None."""
-    m = after_name.match(text, end)
-    op = m.group("op")
-    pos = m.end()
+def _assigned_value(text, start, end, op, close, pos):
+    """(value start, value end, quoted) of what the name text[start:end] is set to, or None.
+    op, close: the separator and closing quote after the name; pos: where the value may start."""
     if op is None:
         if text[start - 1:start] == "<" and text[end:end + 1] == ">":  # <fooToken>value</fooToken>
-            close = text.find("<", end + 1, end + 2000)
-            if close < 0:
+            close_tag = text.find("<", end + 1, end + 2000)
+            if close_tag < 0:
                 return None
-            inner = text[end + 1:close]
+            inner = text[end + 1:close_tag]
             vstart = end + 1 + len(inner) - len(inner.lstrip())
             return vstart, vstart + len(inner.strip()), True
-        if name.startswith("-") and text[end:end + 1] in " \t":  # --token VALUE
-            pos = end
-        else:
+        if text[start:start + 1] != "-":  # only CLI flags take a value without a separator
             return None
-    elif op == "," and not (m.group("close") and text[start - 1:start] in "\"'"):
+        pos = end
+    elif op == "," and not (close and text[start - 1:start] in "\"'"):
         return None  # f(token, x): only ("NAME", "value") pairs count
+    # Values are ASCII and at most 512 characters; a longer unbroken run is a blob, not a
+    # credential (and bounding it keeps a pathological text linear).
+    value_rx = _re(r"[ \t]*(?:(?P<q>[\"'`])(?P<qv>[^\"'`\r\n]{0,512})|"
+                   r"(?P<uv>[!#-&(-+\--:=?-_a-~]{1,512}))")  # printable ASCII but "'`,;<>
     v = value_rx.match(text, pos)
-    if v is None:
+    if v is None or v.end() - v.start("qv" if v.group("q") else "uv") >= 512:
         return None
     if v.group("q"):
-        if op == "," and not v.group("q"):
-            return None
         vstart, value = v.start("qv"), v.group("qv")
-        scheme = _re(r"[ \t]*" + _SCHEMES + r"[ \t]+").match(value)
-        if scheme:  # "Bearer abc..." inside quotes
-            vstart, value = vstart + scheme.end(), value[scheme.end():]
+        scheme, _, rest = value.partition(" ")
+        if scheme.lower() in _AUTH_SCHEMES and rest:  # "Bearer abc..." inside quotes
+            vstart, value = vstart + len(value) - len(rest.lstrip()), rest.lstrip()
         return vstart, vstart + len(value), True
     if op == ",":
         return None
+    if v.group("uv").lower() in _AUTH_SCHEMES:  # Authorization: Bearer abc...
+        after = value_rx.match(text, v.end())
+        if after is not None and after.group("uv") and not after.group("q"):
+            return after.start("uv"), after.end("uv"), False
     return v.start("uv"), v.end("uv"), False
 
 
 def _extra_findings(text, extra_patterns):
-    for kind, pattern in extra_patterns:
-        rx = _compile_extra(kind, pattern)
+    for kind, rx in extra_patterns:
         for m in rx.finditer(text):
             if "secret" in rx.groupindex:
                 span = m.span("secret")
@@ -551,19 +596,27 @@ def _extra_findings(text, extra_patterns):
             else:
                 span = m.span()
             if span[1] > span[0]:
-                yield 1, str(kind), span[0], span[1]
+                yield 1, kind, span[0], span[1]
 
 
-def _compile_extra(kind, pattern):
-    key = ("extra", kind, pattern)
-    rx = _compiled.get(key)
-    if rx is None:
+def _compile_extra(extra_patterns):
+    """[(kind, compiled)] from the user's (kind, regex) pairs. The kind is reduced to the
+    characters a [redacted:<kind>] marker allows, so masked text is always recognised."""
+    compiled = []
+    for entry in extra_patterns:
         try:
-            rx = re.compile(pattern)
-        except (re.error, TypeError) as exc:
-            raise ValueError("secret pattern %r has an invalid regex %r: %s" % (kind, pattern, exc))
-        _compiled[key] = rx
-    return rx
+            kind, pattern = entry
+        except (TypeError, ValueError):
+            raise ValueError("secret pattern %r is not a (kind, regex) pair" % (entry,))
+        key = ("extra", pattern)
+        rx = _compiled.get(key)
+        if rx is None:
+            try:
+                rx = _compiled[key] = re.compile(pattern)
+            except (re.error, TypeError) as exc:
+                raise ValueError("secret pattern %r: invalid regex %r: %s" % (kind, pattern, exc))
+        compiled.append((re.sub(r"[^\w.-]+", "-", str(kind)).strip("-") or "custom", rx))
+    return compiled
 
 
 # ---------------------------------------------------------------------------------------------
@@ -576,26 +629,26 @@ def find_secrets(text, extra_patterns=()):
     """Findings in text, sorted by start and non-overlapping. Raises ValueError for a bad extra
     pattern ((kind, regex) pairs from the user's config; group "secret" or group 1 marks the
     secret, else the whole match)."""
-    extra_patterns = list(extra_patterns or ())
-    for kind, pattern in extra_patterns:
-        _compile_extra(kind, pattern)  # fail on a bad pattern even when the text is empty
+    extra = _compile_extra(extra_patterns or ())  # a bad pattern fails even on empty text
     if not text:
         return []
     candidates = []
     for finder in (_private_key_findings, _provider_findings, _url_findings,
                    _cli_credential_findings, _assignment_findings):
         candidates.extend(finder(text))
-    if extra_patterns:
-        candidates.extend(_extra_findings(text, extra_patterns))
+    if extra:
+        candidates.extend(_extra_findings(text, extra))
     # Text already masked is never flagged again.
-    masked_spans = [m.span() for m in _re(r"\[redacted:[\w.:-]*\]").finditer(text)] if _MARKER in text else []
+    masked_spans = []
+    if _MARKER in text:
+        masked_spans = [m.span() for m in _re(r"\[redacted:[\w.-]*\]").finditer(text)]
     chosen = []
     for rank, kind, start, end in sorted(candidates, key=lambda c: (c[0], c[2], c[2] - c[3])):
         if end <= start:
             continue
         if any(s < end and start < e for s, e in masked_spans):
             continue
-        if any(f[1] < end and f[0] < f[1] and start < f[1] and f[0] < end for f in chosen):
+        if any(s < end and start < e for s, e, _kind in chosen):
             continue
         chosen.append((start, end, kind))
     chosen.sort()
@@ -606,9 +659,14 @@ def mask_secrets(text, extra_patterns=()):
     """(masked text, findings): each secret value becomes [redacted:<kind>]; names around it stay.
     Masking is repeated until nothing is left, so masking the result again changes nothing; the
     findings are those of the original text."""
+    extra_patterns = list(extra_patterns or ())
     findings = find_secrets(text, extra_patterns)
     masked, current = text, findings
-    while current:
+    # Each pass turns secret characters into markers, which are never flagged, so this ends;
+    # the bound only guards a hook against a pathological extra pattern.
+    for _ in range(20):
+        if not current:
+            break
         pieces, pos = [], 0
         for f in current:
             pieces.append(masked[pos:f.start])
