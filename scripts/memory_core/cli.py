@@ -5,7 +5,6 @@ what happened and the fix, never a traceback.
 """
 import json
 import os
-import shlex
 import sys
 
 from .paths import StoreError
@@ -33,6 +32,7 @@ def read_stdin_text(what):
 
 def command_hint(script, *args):
     """A copy-pasteable command line for the 'next' step, quoted for the shell."""
+    import shlex
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return shlex.join(["python3", os.path.join(here, script)] + [str(a) for a in args])
 

@@ -11,7 +11,8 @@ import os
 from .paths import STATE_DIR
 
 CACHE_DIR = os.path.join(STATE_DIR, "cache")
-LOAD_INDEX = os.path.join(CACHE_DIR, "layer1-newest.json")
+LOAD_INDEX = os.path.join(CACHE_DIR, "layer1-topics.json")    # per topic: newest active rows
+NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.json")  # all topics merged, for a plain load
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the file
 
@@ -65,19 +66,89 @@ def load_entry(index, topic, sig, max_items):
     return entry
 
 
+def refresh_topic(store, topic, path, doc, items):
+    """Rebuild a topic's indexes from its parsed content (after a full write, or to warm a store).
+    Call under the store lock."""
+    from .similarity import normalize, without_negations
+    plain = set(doc) <= {"items", "schema", "topic"} and all(
+        isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
+    rows = DedupRows([], "", [], [])
+    if plain:
+        for it in items:
+            norm = normalize(it["fact"])
+            rows.ids.append(it["id"])
+            rows.norms.append(norm)
+            rows.bares.append(sparse_bare(norm, without_negations(norm)))
+        rows.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
+    update_indexes(store, topic, path, items, rows, plain)
+
+
+def refresh_all(store):
+    """Rebuild the indexes of every readable topic whose index is missing or stale; returns the
+    topics refreshed. Corrupt topics are left alone (loading reports them). Call under the lock."""
+    from .store import CorruptFile, list_topics, read_topic
+    from .paths import topic_items_path
+    current = read_load_index(store)
+    done = []
+    for topic in list_topics(store):
+        path = topic_items_path(store, topic)
+        entry = current.get(topic)
+        if isinstance(entry, dict) and entry.get("sig") == signature(path) and \
+                read_dedup_index(store, topic, entry.get("sig")) is not None:
+            continue
+        try:
+            doc, items = read_topic(store, topic)
+        except CorruptFile:
+            continue
+        refresh_topic(store, topic, path, doc, items)
+        done.append(topic)
+    return done
+
+
 def update_indexes(store, topic, path, items, rows, plain):
     """After a full write to a topic: refresh its load entry and its dedup index. Call under the
-    lock. rows: dedup_rows(items) when the file is plain, else []."""
+    lock. rows: DedupRows of the items when the file is plain (else empty)."""
     sig = signature(path)
     try:
         index = read_load_index(store)
         count, newest = newest_rows(items)
         index[topic] = {"sig": sig, "active": count, "rows": newest}
-        _write_cache(store, LOAD_INDEX, json.dumps({"topics": index}, ensure_ascii=False,
-                                                   separators=(",", ":")).encode("utf-8"))
+        save_load_index(store, index)
         write_dedup_index(store, topic, sig, rows, plain)
     except OSError:
         pass  # a cache that cannot be written only costs speed
+
+
+def save_load_index(store, index):
+    """Write the per-topic entries and the merged newest rows of all topics."""
+    import heapq
+    from .paths import topic_items_path
+    index = dict((t, e) for t, e in index.items() if os.path.exists(topic_items_path(store, t)))
+    _write_cache(store, LOAD_INDEX, json.dumps({"topics": index}, ensure_ascii=False,
+                                               separators=(",", ":")).encode("utf-8"))
+    valid = dict((t, e) for t, e in index.items() if isinstance(e, dict) and isinstance(e.get("rows"), list))
+    merged = heapq.merge(*[[r + [t] for r in e["rows"]] for t, e in sorted(valid.items())], reverse=True)
+    newest = {"sigs": dict((t, e.get("sig")) for t, e in valid.items()),
+              "active": sum(int(e.get("active", 0)) for e in valid.values()),
+              "deep": all(int(e.get("active", 0)) <= LOAD_DEPTH for e in valid.values()),
+              "rows": [r for _n, r in zip(range(LOAD_DEPTH), merged)]}
+    _write_cache(store, NEWEST_INDEX, json.dumps(newest, ensure_ascii=False,
+                                                 separators=(",", ":")).encode("utf-8"))
+
+
+def read_newest(store, current_sigs, max_items):
+    """(active count, newest rows [stamp, id, fact, inferred, topic]) across all topics when the
+    merged index matches every topic file exactly; else None."""
+    try:
+        with open(os.path.join(store, NEWEST_INDEX), "rb") as fh:
+            data = json.loads(fh.read().decode("utf-8"))
+        if data["sigs"] != current_sigs:
+            return None
+        if max_items > LOAD_DEPTH and not data["deep"]:
+            return None
+        return int(data["active"]), data["rows"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def add_newest(store, topic, old_sig, new_sig, item):
@@ -91,8 +162,7 @@ def add_newest(store, topic, old_sig, new_sig, item):
     entry["rows"] = sorted([row] + entry.get("rows", []), reverse=True)[:LOAD_DEPTH]
     entry["active"] = entry.get("active", 0) + 1
     entry["sig"] = new_sig
-    _write_cache(store, LOAD_INDEX, json.dumps({"topics": index}, ensure_ascii=False,
-                                               separators=(",", ":")).encode("utf-8"))
+    save_load_index(store, index)
 
 
 def sparse_bare(norm, bare):

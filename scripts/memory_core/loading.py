@@ -78,6 +78,13 @@ def _layer1_entries(store, topics, max_items, skipped, notes):
             notes.append("no such topic: " + ", ".join(unknown))
         available = [t for t in available if t in topics]
     facts, active_total = [], 0
+    paths = [(topic, topic_items_path(store, topic)) for topic in available]
+    merged = None if topics else index.read_newest(store, dict((t, index.signature(p)) for t, p in paths),
+                                                   max_items)
+    if merged is not None:  # no topic file changed since its last writer indexed it
+        active_total, rows = merged
+        return _fact_entries([(r[0], r[1], r[4], {"id": r[1], "fact": r[2], "inferred": r[3]})
+                              for r in rows[:max_items]], max_items), active_total, len(available)
     cached = index.read_load_index(store)
     for topic in available:
         path = topic_items_path(store, topic)
@@ -100,13 +107,18 @@ def _layer1_entries(store, topics, max_items, skipped, notes):
             stamp = str(item.get("updated_at") or item.get("created_at") or "")
             facts.append((stamp, str(item.get("id") or ""), topic, item))
     facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
+    return _fact_entries(facts, max_items), active_total, len(available)
+
+
+def _fact_entries(facts, max_items):
+    """Entries for the newest facts; facts: (stamp, id, topic, item) sorted newest first."""
     entries = []
     for rank, (_stamp, item_id, topic, item) in enumerate(facts[:max_items]):
         label = item_id if item_id.startswith(topic + "-") else "%s:%s" % (topic, item_id or "?")
         flag = " (inferred)" if item.get("inferred") else ""
         entries.append(Entry(_clip("- [%s]%s %s" % (label, flag, item["fact"])), None, rank,
                              TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic))
-    return entries, active_total, len(available)
+    return entries
 
 
 def _fair_shares(budget, demands):
@@ -161,7 +173,6 @@ LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
 def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False):
     """Return (text, report). settings: max_chars, max_items, daily_days, topics. With structured,
     the first value is the same selection as {layer: [{"text", "source", "group"}]} instead."""
-    from .redaction import mask_secrets
     max_chars = settings["max_chars"]
     store_rel = os.path.relpath(store, root)
     report = {"store": store_rel, "budget_chars": max_chars, "skipped": [], "notes": [], "masked": [],
@@ -180,12 +191,7 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     l1, active_total, topic_count = _layer1_entries(store, settings.get("topics"), settings["max_items"],
                                                     skipped, report["notes"])
     layers.append(l1)
-    for entries in layers:
-        for entry in entries:
-            masked, findings = mask_secrets(entry.text, extra_patterns)
-            if findings:
-                entry.text = masked
-                report["masked"].extend("%s: %s" % (entry.source, f.kind) for f in findings)
+    _mask_entries([e for entries in layers for e in entries], extra_patterns, report["masked"])
 
     head = "# Project memory (memory-3layer, %s/)" % store_rel
     pre = ""
@@ -233,6 +239,21 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
                             for i in sorted(picked, key=lambda i: entries[i].order)])
                     for name, entries, picked in zip(names, layers, chosen)), report
     return text, report
+
+
+def _mask_entries(entries, extra_patterns, masked):
+    """Mask secrets in every entry. One scan over all entries joined (the scanner's per-call cost
+    dominates on short lines), then only the entries with a finding are masked one by one."""
+    from .redaction import find_secrets, mask_secrets
+    joined = "\n".join(e.text for e in entries)
+    findings = find_secrets(joined, extra_patterns)
+    if not findings:
+        return
+    hit_lines = set(f.line for f in findings)
+    for number, entry in enumerate(entries, 1):
+        if number in hit_lines:
+            entry.text, found = mask_secrets(entry.text, extra_patterns)
+            masked.extend("%s: %s" % (entry.source, f.kind) for f in found)
 
 
 def _clip_block(text, limit):

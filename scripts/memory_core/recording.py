@@ -215,7 +215,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
             result["superseded"] = list(supersedes)
         items.append(new_item)
         st.write_topic(store, topic, doc, items)
-        _refresh_indexes(store, topic, items_path, doc, items)
+        index.refresh_topic(store, topic, items_path, doc, items)
         result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(items)))
         st.append_daily(store, now, st.daily_line_text(now, topic, fact, item_id), existing=daily_text)
         result["written"].append("%s (+1 line)" % _rel(root, day_path))
@@ -231,21 +231,6 @@ def _new_item(item_id, fact, category, source, inferred, now, supersedes):
     return {"id": item_id, "fact": fact, "status": "active", "category": category, "source": source,
             "inferred": bool(inferred), "created_at": stamp, "updated_at": stamp, "superseded_by": None,
             "supersedes": list(supersedes), "tags": []}
-
-
-def _refresh_indexes(store, topic, items_path, doc, items):
-    """Rebuild the topic's derived indexes from the items just written (full path)."""
-    plain = set(doc) <= {"items", "schema", "topic"} and all(
-        isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
-    rows = index.DedupRows([], "", [], [])
-    if plain:
-        for it in items:
-            norm = normalize(it["fact"])
-            rows.ids.append(it["id"])
-            rows.norms.append(norm)
-            rows.bares.append(index.sparse_bare(norm, without_negations(norm)))
-        rows.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
-    index.update_indexes(store, topic, items_path, items, rows, plain)
 
 
 def _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):

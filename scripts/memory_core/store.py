@@ -5,7 +5,6 @@ the store lock is held. A reader therefore never sees half a file, and a crash l
 write in flight. A file that does not parse is never rewritten: readers skip and report it, writers
 refuse with its path and the parse error.
 """
-import datetime
 import errno
 import json
 import os
@@ -47,6 +46,7 @@ class CorruptFile(StoreError):
 
 def utc_now():
     """Current UTC time; MEMORY_3LAYER_NOW (ISO-8601) pins it for tests and replays."""
+    import datetime
     pinned = os.environ.get("MEMORY_3LAYER_NOW")
     if pinned:
         try:
@@ -57,6 +57,7 @@ def utc_now():
 
 
 def parse_time(text):
+    import datetime
     text = text.strip()
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
