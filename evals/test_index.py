@@ -85,11 +85,30 @@ class FastAppendTest(_support.TempProject):
         self.assertEqual(doc2["a_note"], [{"x": 1}])
         self.assertEqual(raw, st.dump_items("t", doc2, doc2["items"]))
 
+    def test_torn_dedup_column_is_ignored(self):
+        self.rec("Queues are drained before deploys")
+        with open(os.path.join(self.store_dir, index.DEDUP_DIR, "t", "norms"), "a") as fh:
+            fh.write("half a line without its meta")
+        out = self.rec("Docs are built with mkdocs")
+        self.assertNotIn("via its index", " ".join(out["read"]))
+        out = self.rec("Search uses the trigram index")
+        self.assertIn("via its index", " ".join(out["read"]))
+
+    def test_negation_conflict_found_on_fast_path(self):
+        self.rec("We use tabs for indentation")
+        self.rec("Builds run on the shared runner pool")
+        with self.assertRaises(recording.Refusal):
+            recording.record_fact(self.root, self.store_dir, "We never use tabs for indentation", topic="t")
+        self.rec("Logs never include request bodies")
+        with self.assertRaises(recording.Refusal):
+            recording.record_fact(self.root, self.store_dir, "Logs include request bodies", topic="t")
+
     def test_garbage_index_is_ignored(self):
         self.rec("Queues are drained before deploys")
-        for rel in (index.LOAD_INDEX, os.path.join(index.DEDUP_DIR, "t.txt")):
-            with open(os.path.join(self.store_dir, rel), "wb") as fh:
-                fh.write(b"\xff not an index")
+        for folder, _dirs, files in os.walk(os.path.join(self.store_dir, index.CACHE_DIR)):
+            for name in files:
+                with open(os.path.join(folder, name), "wb") as fh:
+                    fh.write(b"\xff not an index")
         out = self.rec("Docs are built with mkdocs")
         self.assertEqual(out["status"], "recorded")
         text, _r = loading.load_context(self.root, self.store_dir, SETTINGS)

@@ -3,7 +3,6 @@
 Exit codes: 0 done, 1 refused or findings, 2 usage or environment error. Expected failures print
 what happened and the fix, never a traceback.
 """
-import json
 import os
 import sys
 
@@ -38,6 +37,7 @@ def command_hint(script, *args):
 
 
 def print_json(obj):
+    import json
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
 
 

@@ -3,7 +3,6 @@
 pyyaml is imported only when a config file exists. Without pyyaml a config.yaml that is plain
 JSON (a subset of YAML) still reads; anything else is reported as degraded, never a crash.
 """
-import json
 import os
 
 from .paths import CONFIG_FILE, StoreError
@@ -26,6 +25,7 @@ def read_config(store):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return {}, ["%s ignored: not UTF-8" % path]
+    import json
     try:
         import yaml
     except ImportError:

@@ -1,20 +1,27 @@
 """Derived indexes in state/cache/ that keep loading and recording fast on large stores.
 
-They are disposable and never the source of truth. Each entry carries the signature (size, mtime_ns,
-inode) of the items.json it was computed from, and is used only while the file still has that
-signature; after a hand edit, a git checkout or a crash the file itself is parsed instead. Only
-writers refresh entries, under the store lock; loading never writes.
+They are disposable and never the source of truth. Each index carries the signature (size,
+mtime_ns, inode) of the items.json it was computed from, and is used only while the file still has
+that signature; after a hand edit, a git checkout or a crash the file itself is parsed instead.
+Only writers refresh them, under the store lock; load_memory.py never writes.
+
+  cache/layer1/<topic>.json   newest active rows of one topic (JSON)
+  cache/layer1-newest.tsv     newest active rows of all topics merged, with every topic's
+                              signature: what a plain load reads (tab-separated, no json import)
+  cache/dedup/<topic>/        one column per file (meta, ids, active, norms, bares), so a record
+                              appends a line to each instead of rewriting them
 """
-import json
 import os
 
-from .paths import STATE_DIR
+from .paths import STATE_DIR, topic_items_path
 
 CACHE_DIR = os.path.join(STATE_DIR, "cache")
-LOAD_INDEX = os.path.join(CACHE_DIR, "layer1-topics.json")    # per topic: newest active rows
-NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.json")  # all topics merged, for a plain load
+TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
+NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
-LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the file
+LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
+NEWEST_HEADER = "memory-3layer layer1-newest v1"
+_ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"))
 
 
 def signature(path):
@@ -31,139 +38,147 @@ def _stamp(item):
 
 def newest_rows(items, depth=LOAD_DEPTH):
     """(active count, newest active rows [stamp, id, fact, inferred], newest first)."""
+    import heapq
     active = [it for it in items if it.get("status", "active") == "active"]
-    rows = sorted(([_stamp(it), str(it.get("id") or ""), it["fact"], bool(it.get("inferred"))]
-                   for it in active), reverse=True)
-    return len(active), rows[:depth]
+    rows = heapq.nlargest(depth, ([_stamp(it), str(it.get("id") or ""), it["fact"], bool(it.get("inferred"))]
+                                  for it in active))
+    return len(active), rows
 
 
-def _write_cache(store, rel, data):
-    """Replace a cache file atomically. No fsync: a cache lost in a crash is only rebuilt later."""
+def _write_cache(store, rel, data, append=False):
+    """Replace (or append to) a cache file. No fsync: a cache lost in a crash is rebuilt later, and
+    a torn one fails its signature or count check."""
     path = os.path.join(store, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    if append:
+        with open(path, "ab") as fh:
+            fh.write(data)
+        return
     tmp = "%s.%d.tmp" % (path, os.getpid())
     with open(tmp, "wb") as fh:
         fh.write(data)
     os.replace(tmp, path)
 
 
-def read_load_index(store):
+def _read_cache(store, rel):
     try:
-        with open(os.path.join(store, LOAD_INDEX), "rb") as fh:
-            data = json.loads(fh.read().decode("utf-8"))
-        return data["topics"] if isinstance(data.get("topics"), dict) else {}
-    except (OSError, ValueError, AttributeError, KeyError):
-        return {}
+        with open(os.path.join(store, rel), "rb") as fh:
+            return fh.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
-def load_entry(index, topic, sig, max_items):
-    """The cached newest rows of a topic, or None when the entry is missing, stale or too shallow."""
-    entry = index.get(topic)
-    if not isinstance(entry, dict) or entry.get("sig") != sig or sig is None:
+# --- per-topic load entries ---------------------------------------------------------------------
+
+def _topic_rel(topic):
+    return os.path.join(TOPIC_DIR, topic + ".json")
+
+
+def read_topic_entry(store, topic, sig, max_items):
+    """The cached newest rows of a topic, or None when missing, stale or too shallow."""
+    import json
+    text = _read_cache(store, _topic_rel(topic))
+    try:
+        entry = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or sig is None or entry.get("sig") != sig:
         return None
     if max_items > LOAD_DEPTH and entry.get("active", 0) > LOAD_DEPTH:
         return None
     return entry
 
 
-def refresh_topic(store, topic, path, doc, items):
-    """Rebuild a topic's indexes from its parsed content (after a full write, or to warm a store).
-    Call under the store lock."""
-    from .similarity import normalize, without_negations
-    plain = set(doc) <= {"items", "schema", "topic"} and all(
-        isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
-    rows = DedupRows([], "", [], [])
-    if plain:
-        for it in items:
-            norm = normalize(it["fact"])
-            rows.ids.append(it["id"])
-            rows.norms.append(norm)
-            rows.bares.append(sparse_bare(norm, without_negations(norm)))
-        rows.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
-    update_indexes(store, topic, path, items, rows, plain)
+def _write_topic_entry(store, topic, entry):
+    import json
+    _write_cache(store, _topic_rel(topic), json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
 
-def refresh_all(store):
-    """Rebuild the indexes of every readable topic whose index is missing or stale; returns the
-    topics refreshed. Corrupt topics are left alone (loading reports them). Call under the lock."""
-    from .store import CorruptFile, list_topics, read_topic
-    from .paths import topic_items_path
-    current = read_load_index(store)
-    done = []
-    for topic in list_topics(store):
-        path = topic_items_path(store, topic)
-        entry = current.get(topic)
-        if isinstance(entry, dict) and entry.get("sig") == signature(path) and \
-                read_dedup_index(store, topic, entry.get("sig")) is not None:
-            continue
-        try:
-            doc, items = read_topic(store, topic)
-        except CorruptFile:
-            continue
-        refresh_topic(store, topic, path, doc, items)
-        done.append(topic)
-    return done
+# --- merged newest rows -------------------------------------------------------------------------
+
+def _escape(text):
+    for raw, escaped in _ESCAPES:
+        text = text.replace(raw, escaped)
+    return text
 
 
-def update_indexes(store, topic, path, items, rows, plain):
-    """After a full write to a topic: refresh its load entry and its dedup index. Call under the
-    lock. rows: DedupRows of the items when the file is plain (else empty)."""
-    sig = signature(path)
+def _unescape(text):
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    table = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            out.append(table.get(text[i + 1], text[i + 1]))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _write_newest(store, sigs, active, deep, rows):
+    lines = ["%s\t%d\t%d" % (NEWEST_HEADER, active, 1 if deep else 0)]
+    lines.extend("S\t%s\t%d\t%d\t%d" % (topic, sig[0], sig[1], sig[2]) for topic, sig in sorted(sigs.items()))
+    lines.extend("R\t%s\t%s\t%s\t%d\t%s" % (stamp, _escape(item_id), topic, 1 if inferred else 0, _escape(fact))
+                 for stamp, item_id, fact, inferred, topic in rows)
+    _write_cache(store, NEWEST_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def _read_newest(store):
+    """(sigs, active, deep, rows) or None."""
+    text = _read_cache(store, NEWEST_INDEX)
+    if not text or not text.startswith(NEWEST_HEADER + "\t"):
+        return None
     try:
-        index = read_load_index(store)
-        count, newest = newest_rows(items)
-        index[topic] = {"sig": sig, "active": count, "rows": newest}
-        save_load_index(store, index)
-        write_dedup_index(store, topic, sig, rows, plain)
-    except OSError:
-        pass  # a cache that cannot be written only costs speed
-
-
-def save_load_index(store, index):
-    """Write the per-topic entries and the merged newest rows of all topics."""
-    import heapq
-    from .paths import topic_items_path
-    index = dict((t, e) for t, e in index.items() if os.path.exists(topic_items_path(store, t)))
-    _write_cache(store, LOAD_INDEX, json.dumps({"topics": index}, ensure_ascii=False,
-                                               separators=(",", ":")).encode("utf-8"))
-    valid = dict((t, e) for t, e in index.items() if isinstance(e, dict) and isinstance(e.get("rows"), list))
-    merged = heapq.merge(*[[r + [t] for r in e["rows"]] for t, e in sorted(valid.items())], reverse=True)
-    newest = {"sigs": dict((t, e.get("sig")) for t, e in valid.items()),
-              "active": sum(int(e.get("active", 0)) for e in valid.values()),
-              "deep": all(int(e.get("active", 0)) <= LOAD_DEPTH for e in valid.values()),
-              "rows": [r for _n, r in zip(range(LOAD_DEPTH), merged)]}
-    _write_cache(store, NEWEST_INDEX, json.dumps(newest, ensure_ascii=False,
-                                                 separators=(",", ":")).encode("utf-8"))
-
-
-def read_newest(store, current_sigs, max_items):
-    """(active count, newest rows [stamp, id, fact, inferred, topic]) across all topics when the
-    merged index matches every topic file exactly; else None."""
-    try:
-        with open(os.path.join(store, NEWEST_INDEX), "rb") as fh:
-            data = json.loads(fh.read().decode("utf-8"))
-        if data["sigs"] != current_sigs:
-            return None
-        if max_items > LOAD_DEPTH and not data["deep"]:
-            return None
-        return int(data["active"]), data["rows"]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        lines = text.split("\n")
+        _h, active, deep = lines[0].split("\t")
+        sigs, rows = {}, []
+        for line in lines[1:]:
+            if line.startswith("R\t"):
+                _r, stamp, item_id, topic, inferred, fact = line.split("\t", 5)
+                rows.append([stamp, _unescape(item_id), _unescape(fact), inferred == "1", topic])
+            elif line.startswith("S\t"):
+                _s, topic, size, mtime, ino = line.split("\t")
+                sigs[topic] = [int(size), int(mtime), int(ino)]
+        return sigs, int(active), deep == "1", rows
+    except ValueError:
         return None
 
 
-def add_newest(store, topic, old_sig, new_sig, item):
-    """After a fast append: put the new item at the head of the topic's load entry, if that entry
-    was current; a stale entry stays stale (the loader then parses the file)."""
-    index = read_load_index(store)
-    entry = index.get(topic)
-    if not isinstance(entry, dict) or entry.get("sig") != old_sig:
-        return
-    row = [_stamp(item), item["id"], item["fact"], bool(item.get("inferred"))]
-    entry["rows"] = sorted([row] + entry.get("rows", []), reverse=True)[:LOAD_DEPTH]
-    entry["active"] = entry.get("active", 0) + 1
-    entry["sig"] = new_sig
-    save_load_index(store, index)
+def read_newest(store, current_sigs, max_items):
+    """(active count, rows [stamp, id, fact, inferred, topic] newest first) across all topics when
+    the merged index matches every topic file exactly; else None."""
+    found = _read_newest(store)
+    if found is None:
+        return None
+    sigs, active, deep, rows = found
+    if sigs != current_sigs or (max_items > LOAD_DEPTH and not deep):
+        return None
+    return active, rows
 
+
+def rebuild_newest(store):
+    """Merge every topic's current entry into the newest index; topics without a current entry
+    leave it out of date (so loading parses instead)."""
+    import heapq
+    from .store import list_topics
+    sigs, active, deep, lists = {}, 0, True, []
+    for topic in list_topics(store):
+        sig = signature(topic_items_path(store, topic))
+        entry = read_topic_entry(store, topic, sig, 0)
+        if entry is None:
+            return
+        sigs[topic] = sig
+        active += int(entry.get("active", 0))
+        deep = deep and int(entry.get("active", 0)) <= LOAD_DEPTH
+        lists.append([r + [topic] for r in entry.get("rows", [])])
+    merged = heapq.merge(*lists, reverse=True)
+    _write_newest(store, sigs, active, deep, [r for _n, r in zip(range(LOAD_DEPTH), merged)])
+
+
+# --- dedup columns ------------------------------------------------------------------------------
 
 def sparse_bare(norm, bare):
     """The negation-free text as stored: empty when equal to the text itself (most facts)."""
@@ -171,37 +186,133 @@ def sparse_bare(norm, bare):
 
 
 class DedupRows(object):
-    """Every item of a topic as four parallel columns: id, active flag, normalised text, and that
-    text without negations (empty when the same, see sparse_bare). Stored column by column so reading 10,000 rows is a few str.split calls."""
+    """Every item of a topic as parallel columns: id, active flag (A/S), normalised text, and that
+    text without negations (empty when the same, see sparse_bare)."""
 
     def __init__(self, ids, active, norms, bares):
         self.ids, self.active, self.norms, self.bares = ids, active, norms, bares
 
-    def append(self, item_id, norm, bare):
-        self.ids.append(item_id)
-        self.active += "A"
-        self.norms.append(norm)
-        self.bares.append(bare)
+
+_COLUMNS = ("ids", "norms", "bares")
+
+
+def _dedup_rel(topic, name):
+    return os.path.join(DEDUP_DIR, topic, name)
+
+
+def _write_meta(store, topic, sig, count, plain):
+    meta = "%d %d %d %d %d\n" % (sig[0], sig[1], sig[2], count, 1 if plain else 0)
+    _write_cache(store, _dedup_rel(topic, "meta"), meta.encode("ascii"))
 
 
 def write_dedup_index(store, topic, sig, rows, plain):
-    head = json.dumps({"sig": sig, "plain": plain, "n": len(rows.ids)})
-    parts = [head, rows.active] + rows.ids + rows.norms + rows.bares
-    _write_cache(store, os.path.join(DEDUP_DIR, topic + ".txt"), ("\n".join(parts) + "\n").encode("utf-8"))
+    for name in _COLUMNS:
+        column = getattr(rows, name)
+        _write_cache(store, _dedup_rel(topic, name), ("".join(v + "\n" for v in column)).encode("utf-8"))
+    _write_cache(store, _dedup_rel(topic, "active"), rows.active.encode("ascii"))
+    _write_meta(store, topic, sig, len(rows.ids), plain)
 
 
-def read_dedup_index(store, topic, sig):
-    """DedupRows of the topic when the index matches the file and the file is plain (only
-    items/schema/topic at the top, so a new item can be spliced in); else None."""
+def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare):
+    """After a fast append: one line per column, then the meta that vouches for them."""
+    for name, value in zip(_COLUMNS, (item_id, norm, bare)):
+        _write_cache(store, _dedup_rel(topic, name), (value + "\n").encode("utf-8"), append=True)
+    _write_cache(store, _dedup_rel(topic, "active"), b"A", append=True)
+    _write_meta(store, topic, new_sig, count, True)
+
+
+def read_dedup_index(store, topic, sig, want_ids=False):
+    """DedupRows of the topic when the index matches the file, its columns are complete, and the
+    file is plain (only items/schema/topic at the top, so a new item can be spliced in); else
+    None. Ids are read only on request: a fast append compares normalised texts."""
     if sig is None:
         return None
+    meta = _read_cache(store, _dedup_rel(topic, "meta"))
     try:
-        with open(os.path.join(store, DEDUP_DIR, topic + ".txt"), "rb") as fh:
-            lines = fh.read().decode("utf-8").split("\n")
-        meta = json.loads(lines[0])
-        n = int(meta["n"])
-    except (OSError, ValueError, KeyError, TypeError):
+        size, mtime, ino, count, plain = (int(v) for v in meta.split())
+    except (AttributeError, ValueError):
         return None
-    if meta.get("sig") != sig or not meta.get("plain") or len(lines) != 3 * n + 3 or len(lines[1]) != n:
+    if [size, mtime, ino] != sig or not plain:
         return None
-    return DedupRows(lines[2:2 + n], lines[1], lines[2 + n:2 + 2 * n], lines[2 + 2 * n:2 + 3 * n])
+    columns = {}
+    for name in ("active",) + _COLUMNS:
+        if name == "ids" and not want_ids:
+            continue
+        text = _read_cache(store, _dedup_rel(topic, name))
+        if text is None or (name != "active" and text and not text.endswith("\n")):
+            return None  # missing, or torn by a crash mid-append
+        columns[name] = text if name == "active" else text.split("\n")[:-1]
+        if len(columns[name]) != count:
+            return None
+    return DedupRows(columns.get("ids"), columns["active"], columns["norms"], columns["bares"])
+
+
+# --- writers' entry points ----------------------------------------------------------------------
+
+def refresh_topic(store, topic, path, doc, items, merge=True):
+    """Rebuild a topic's indexes from its parsed content (after a full write, or to warm a store).
+    Call under the store lock."""
+    from .similarity import normalize, without_negations
+    try:
+        sig = signature(path)
+        count, rows = newest_rows(items)
+        _write_topic_entry(store, topic, {"sig": sig, "active": count, "rows": rows})
+        plain = set(doc) <= {"items", "schema", "topic"} and all(
+            isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
+        dedup = DedupRows([], "", [], [])
+        if plain:
+            for it in items:
+                norm = normalize(it["fact"])
+                dedup.ids.append(it["id"])
+                dedup.norms.append(norm)
+                dedup.bares.append(sparse_bare(norm, without_negations(norm)))
+            dedup.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
+        write_dedup_index(store, topic, sig, dedup, plain)
+        if merge:
+            rebuild_newest(store)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def add_newest(store, topic, old_sig, new_sig, item):
+    """After a fast append: put the new item at the head of the topic's entry and of the merged
+    rows, where those were current; a stale one stays stale (loading then parses)."""
+    row = [_stamp(item), item["id"], item["fact"], bool(item.get("inferred"))]
+    entry = read_topic_entry(store, topic, old_sig, 0)
+    if entry is None:
+        return
+    entry["rows"] = sorted([row] + entry.get("rows", []), reverse=True)[:LOAD_DEPTH]
+    entry["active"] = entry.get("active", 0) + 1
+    entry["sig"] = new_sig
+    _write_topic_entry(store, topic, entry)
+    found = _read_newest(store)
+    if found is None or found[0].get(topic) != old_sig:
+        return
+    sigs, active, deep, rows = found
+    sigs[topic] = new_sig
+    rows = sorted([row + [topic]] + rows, reverse=True)[:LOAD_DEPTH]
+    _write_newest(store, sigs, active + 1, deep and entry["active"] <= LOAD_DEPTH, rows)
+
+
+def refresh_all(store):
+    """Rebuild the indexes of every readable topic whose index is missing or stale; returns the
+    topics refreshed. Corrupt topics are left alone (loading reports them). Call under the lock."""
+    from .store import CorruptFile, list_topics, read_topic
+    done = []
+    for topic in list_topics(store):
+        path = topic_items_path(store, topic)
+        sig = signature(path)
+        meta = (_read_cache(store, _dedup_rel(topic, "meta")) or "").split()[:3]
+        if read_topic_entry(store, topic, sig, 0) is not None and meta == [str(v) for v in sig or ()]:
+            continue
+        try:
+            doc, items = read_topic(store, topic)
+        except CorruptFile:
+            continue
+        refresh_topic(store, topic, path, doc, items, merge=False)
+        done.append(topic)
+    try:
+        rebuild_newest(store)
+    except OSError:
+        pass
+    return done

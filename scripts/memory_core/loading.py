@@ -5,6 +5,7 @@ Fairness: the budget is split max-min fair between the layers (a layer that need
 share gives the rest to the others), so a long daily file cannot push every Layer 1 fact out. What a
 layer leaves unused goes back to the pool, in layer order.
 """
+import heapq
 import os
 import re
 
@@ -85,11 +86,10 @@ def _layer1_entries(store, topics, max_items, skipped, notes):
         active_total, rows = merged
         return _fact_entries([(r[0], r[1], r[4], {"id": r[1], "fact": r[2], "inferred": r[3]})
                               for r in rows[:max_items]], max_items), active_total, len(available)
-    cached = index.read_load_index(store)
     for topic in available:
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
-        entry = index.load_entry(cached, topic, index.signature(path), max_items)
+        entry = index.read_topic_entry(store, topic, index.signature(path), max_items)
         if entry is not None:  # the file is unchanged since its last writer indexed it
             active_total += entry["active"]
             facts.extend((stamp, item_id, topic, {"id": item_id, "fact": fact, "inferred": inferred})
@@ -100,12 +100,12 @@ def _layer1_entries(store, topics, max_items, skipped, notes):
         except st.CorruptFile as exc:
             skipped.append({"path": rel, "reason": exc.reason})
             continue
-        for item in items:
-            if item.get("status", "active") != "active":
-                continue
-            active_total += 1
-            stamp = str(item.get("updated_at") or item.get("created_at") or "")
-            facts.append((stamp, str(item.get("id") or ""), topic, item))
+        active = [(str(it.get("updated_at") or it.get("created_at") or ""), str(it.get("id") or ""), topic, it)
+                  for it in items if it.get("status", "active") == "active"]
+        active_total += len(active)
+        # Keep only what can be shown, so memory stays bounded by the largest topic, not the store.
+        facts.extend(heapq.nlargest(max_items, active, key=lambda f: (f[0], f[1])))
+        del items, active
     facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
     return _fact_entries(facts, max_items), active_total, len(available)
 

@@ -242,34 +242,38 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     same bytes (evals/test_index.py checks that)."""
     sig = index.signature(items_path)
     rows = index.read_dedup_index(store, topic, sig)
-    if not rows or new_item["id"] in rows.ids:
+    if not rows or not rows.norms:
+        return False
+    norm = normalize(new_item["fact"])
+    if "S" in rows.active:  # superseded items only matter for an exact repeat
+        if norm in rows.norms:
+            return False
+        keep = [i for i, flag in enumerate(rows.active) if flag == "A"]
+        norms, bares = [rows.norms[i] for i in keep], [rows.bares[i] for i in keep]
+    else:
+        norms, bares = rows.norms, rows.bares
+    if near_candidates(norm, norms, bares):
         return False
     with open(items_path, "rb") as fh:
         raw = fh.read()
     end = raw.rfind(b"\n  ]")
     if len(raw) != sig[0] or end < 0:
         return False
-    norm = normalize(new_item["fact"])
-    active = [i for i, flag in enumerate(rows.active) if flag == "A"]
-    norms = [rows.norms[i] for i in active] if len(active) != len(rows.ids) else rows.norms
-    bares = [rows.bares[i] or rows.norms[i] for i in active]
-    if near_candidates(norm, norms, bares):
-        return False
     block = json.dumps(new_item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", "\n    ")
     whole = memoryview(raw)
     st.atomic_write_bytes(items_path, [whole[:end], b",\n    " + block.encode("utf-8"), whole[end:]])
-    rows.append(new_item["id"], norm, index.sparse_bare(norm, without_negations(norm)))
     new_sig = index.signature(items_path)
     try:
-        index.write_dedup_index(store, topic, new_sig, rows, True)
+        index.append_dedup_row(store, topic, new_sig, len(rows.norms) + 1, new_item["id"], norm,
+                               index.sparse_bare(norm, without_negations(norm)))
         index.add_newest(store, topic, sig, new_sig, new_item)
     except OSError:
         pass
     day = now.strftime("%Y-%m-%d")
     st.append_daily(store, now, st.daily_line_text(now, topic, new_item["fact"], new_item["id"]),
                     existing=daily_text)
-    result["read"].append("%s (%d items, via its index)" % (_rel(root, items_path), len(rows.ids) - 1))
-    result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(rows.ids)))
+    result["read"].append("%s (%d items, via its index)" % (_rel(root, items_path), len(rows.norms)))
+    result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(rows.norms) + 1))
     result["written"].append("%s (+1 line)" % _rel(root, daily_path(store, day)))
     result["skipped"].append("%s: not promoted (Layer 3 needs --promote --confirmed)" % LAYER3_FILE)
     result["status"] = "recorded"

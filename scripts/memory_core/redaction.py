@@ -393,7 +393,12 @@ _UNIQUE_NEEDLES = sorted({n for _kind, needles, _pattern in _PROVIDERS for n in 
 
 
 def _provider_findings(text):
-    present = {n for n in _UNIQUE_NEEDLES if n in text}  # each needle searched once
+    # Every provider token is one run of 12+ non-space characters holding its needle ("FlyV1 " is
+    # the one needle with a space), so needles are looked for in those runs only: prose has few.
+    runs = "\n".join(_re(r"\S{12,}").findall(text))
+    if not runs:
+        return
+    present = {n for n in _UNIQUE_NEEDLES if n in runs or (" " in n and n in text)}
     if not present:
         return
     for kind, needles, pattern in _PROVIDERS:
@@ -480,8 +485,12 @@ def _cli_credential_findings(text):
     """curl -u user:pass / --user user:pass (also wget, http clients)."""
     if "-u" not in text:
         return
-    rx = _re(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(?P<cred>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)+)")
+    # Literal first (no leading look-behind), so `re` jumps from one "-u" to the next.
+    rx = _re(r"-(?:u|-user)(?:[ \t]+|=)(?P<cred>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)+)")
     for m in rx.finditer(text):
+        before = text[m.start() - 1:m.start()]
+        if before and (before.isalnum() or before in "_-"):
+            continue  # "re-use", "--user" seen from its second dash
         raw, base = m.group("cred"), m.start("cred")
         # Map each unquoted character back to its offset in the text.
         chars, offsets = [], []

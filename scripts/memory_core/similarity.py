@@ -81,8 +81,8 @@ def without_negations(norm):
 def near_candidates(query, choices, bares=None, limit=5):
     """Indexes of choices (normalised texts) whose ratio to query is >= NEAR_DUPLICATE_SCORE, best
     first, plus those equal to it once negations are removed ("we use tabs" / "we never use tabs":
-    too far apart for the ratio, yet one claim flipped). bares: without_negations() of each choice,
-    when the caller has them precomputed."""
+    too far apart for the ratio, yet one claim flipped). bares: precomputed sparse negation-free
+    texts of the choices (index.sparse_bare: empty when equal to the choice)."""
     found = []
     if _process is not None:
         for _choice, score, index in _process.extract(query, choices, scorer=_fuzz.ratio,
@@ -105,9 +105,13 @@ def near_candidates(query, choices, bares=None, limit=5):
                     found.append((score, index))
         found.sort(key=lambda pair: -pair[0])
         found = found[:limit]
-    if bares is None:
-        bares = [without_negations(c) for c in choices]
     bare = without_negations(query)
     seen = set(i for _s, i in found)
-    found.extend((0.0, i) for i, b in enumerate(bares) if b == bare and i not in seen and choices[i] != query)
+    if bares is None:
+        hits = [i for i, c in enumerate(choices) if without_negations(c) == bare]
+    else:  # sparse: an empty bare means the choice has no negation, so its bare is itself
+        hits = [i for i, b in enumerate(bares) if b == bare]
+        if bare != query and bare in choices:
+            hits.extend(i for i, c in enumerate(choices) if c == bare)
+    found.extend((0.0, i) for i in hits if i not in seen and choices[i] != query)
     return [index for _score, index in found]

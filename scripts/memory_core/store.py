@@ -6,7 +6,6 @@ write in flight. A file that does not parse is never rewritten: readers skip and
 refuse with its path and the parse error.
 """
 import errno
-import json
 import os
 import time
 
@@ -244,6 +243,7 @@ def read_text(path):
 
 def parse_items(text, path):
     """(doc, items) from the text of an items.json. A legacy bare array is read as items."""
+    import json
     try:
         doc = json.loads(text)
     except ValueError as exc:
@@ -294,6 +294,7 @@ def list_daily_files(store):
 
 def dump_items(topic, doc, items):
     """Canonical items.json bytes: sorted keys, 2-space indent, unknown top-level keys kept."""
+    import json
     out = dict(doc)
     out["schema"] = ITEMS_SCHEMA
     out["topic"] = topic
