@@ -38,7 +38,7 @@ from memory_core import store as mstore  # noqa: E402
 from memory_core.similarity import fact_id, normalize  # noqa: E402
 
 BIG_TOPIC = "big"
-NOW = mstore.utc_now()  # the synthetic store ends today, so record appends to a realistic daily file
+NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)  # the synthetic store ends today, so record appends to a realistic daily file
 FACT_MIN, FACT_MAX = 40, 160
 
 

@@ -8,8 +8,8 @@ Only writers refresh them, under the store lock; load_memory.py never writes.
   cache/layer1/<topic>.json   newest active rows of one topic (JSON)
   cache/layer1-newest.tsv     newest active rows of all topics merged, with every topic's
                               signature: what a plain load reads (tab-separated, no json import)
-  cache/dedup/<topic>/        one column per file (meta, ids, active, norms, bares), so a record
-                              appends a line to each instead of rewriting them
+  cache/dedup/<topic>/        one column per file (meta, ids, active, norms, negated), so a
+                              record appends a line to each instead of rewriting them
 """
 import os
 
@@ -180,20 +180,15 @@ def rebuild_newest(store):
 
 # --- dedup columns ------------------------------------------------------------------------------
 
-def sparse_bare(norm, bare):
-    """The negation-free text as stored: empty when equal to the text itself (most facts)."""
-    return "" if bare == norm else bare
-
-
 class DedupRows(object):
-    """Every item of a topic as parallel columns: id, active flag (A/S), normalised text, and that
-    text without negations (empty when the same, see sparse_bare)."""
+    """Every item of a topic as parallel columns: ids, active flags (a string of A/S), normalised
+    texts, and {row: text without negations} for the few rows that have a negation word."""
 
-    def __init__(self, ids, active, norms, bares):
-        self.ids, self.active, self.norms, self.bares = ids, active, norms, bares
+    def __init__(self, ids, active, norms, negated):
+        self.ids, self.active, self.norms, self.negated = ids, active, norms, negated
 
 
-_COLUMNS = ("ids", "norms", "bares")
+_COLUMNS = ("ids", "norms")
 
 
 def _dedup_rel(topic, name):
@@ -210,15 +205,27 @@ def write_dedup_index(store, topic, sig, rows, plain):
         column = getattr(rows, name)
         _write_cache(store, _dedup_rel(topic, name), ("".join(v + "\n" for v in column)).encode("utf-8"))
     _write_cache(store, _dedup_rel(topic, "active"), rows.active.encode("ascii"))
+    _write_cache(store, _dedup_rel(topic, "negated"),
+                 "".join("%d\t%s\n" % pair for pair in sorted(rows.negated.items())).encode("utf-8"))
     _write_meta(store, topic, sig, len(rows.ids), plain)
 
 
 def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare):
     """After a fast append: one line per column, then the meta that vouches for them."""
-    for name, value in zip(_COLUMNS, (item_id, norm, bare)):
+    for name, value in zip(_COLUMNS, (item_id, norm)):
         _write_cache(store, _dedup_rel(topic, name), (value + "\n").encode("utf-8"), append=True)
     _write_cache(store, _dedup_rel(topic, "active"), b"A", append=True)
+    if bare != norm:
+        _write_cache(store, _dedup_rel(topic, "negated"), ("%d\t%s\n" % (count - 1, bare)).encode("utf-8"),
+                     append=True)
     _write_meta(store, topic, new_sig, count, True)
+
+
+def _read_lines(store, topic, name):
+    text = _read_cache(store, _dedup_rel(topic, name))
+    if text is None or (text and not text.endswith("\n")):
+        return None  # missing, or torn by a crash mid-append
+    return text.split("\n")[:-1]
 
 
 def read_dedup_index(store, topic, sig, want_ids=False):
@@ -234,17 +241,20 @@ def read_dedup_index(store, topic, sig, want_ids=False):
         return None
     if [size, mtime, ino] != sig or not plain:
         return None
-    columns = {}
-    for name in ("active",) + _COLUMNS:
-        if name == "ids" and not want_ids:
-            continue
-        text = _read_cache(store, _dedup_rel(topic, name))
-        if text is None or (name != "active" and text and not text.endswith("\n")):
-            return None  # missing, or torn by a crash mid-append
-        columns[name] = text if name == "active" else text.split("\n")[:-1]
-        if len(columns[name]) != count:
-            return None
-    return DedupRows(columns.get("ids"), columns["active"], columns["norms"], columns["bares"])
+    active = _read_cache(store, _dedup_rel(topic, "active"))
+    norms = _read_lines(store, topic, "norms")
+    ids = _read_lines(store, topic, "ids") if want_ids else None
+    negated_lines = _read_lines(store, topic, "negated")
+    if active is None or norms is None or negated_lines is None or len(active) != count \
+            or len(norms) != count or (want_ids and (ids is None or len(ids) != count)):
+        return None
+    try:
+        negated = dict((int(row), bare) for row, bare in (line.split("\t", 1) for line in negated_lines))
+    except ValueError:
+        return None
+    if any(row >= count for row in negated):
+        return None
+    return DedupRows(ids, active, norms, negated)
 
 
 # --- writers' entry points ----------------------------------------------------------------------
@@ -259,13 +269,15 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
         _write_topic_entry(store, topic, {"sig": sig, "active": count, "rows": rows})
         plain = set(doc) <= {"items", "schema", "topic"} and all(
             isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
-        dedup = DedupRows([], "", [], [])
+        dedup = DedupRows([], "", [], {})
         if plain:
-            for it in items:
+            for row, it in enumerate(items):
                 norm = normalize(it["fact"])
                 dedup.ids.append(it["id"])
                 dedup.norms.append(norm)
-                dedup.bares.append(sparse_bare(norm, without_negations(norm)))
+                bare = without_negations(norm)
+                if bare != norm:
+                    dedup.negated[row] = bare
             dedup.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
         write_dedup_index(store, topic, sig, dedup, plain)
         if merge:

@@ -249,10 +249,12 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
         if norm in rows.norms:
             return False
         keep = [i for i, flag in enumerate(rows.active) if flag == "A"]
-        norms, bares = [rows.norms[i] for i in keep], [rows.bares[i] for i in keep]
+        position = dict((row, pos) for pos, row in enumerate(keep))
+        norms = [rows.norms[i] for i in keep]
+        negated = dict((position[row], bare) for row, bare in rows.negated.items() if row in position)
     else:
-        norms, bares = rows.norms, rows.bares
-    if near_candidates(norm, norms, bares):
+        norms, negated = rows.norms, rows.negated
+    if near_candidates(norm, norms, negated):
         return False
     with open(items_path, "rb") as fh:
         raw = fh.read()
@@ -265,7 +267,7 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     new_sig = index.signature(items_path)
     try:
         index.append_dedup_row(store, topic, new_sig, len(rows.norms) + 1, new_item["id"], norm,
-                               index.sparse_bare(norm, without_negations(norm)))
+                               without_negations(norm))
         index.add_newest(store, topic, sig, new_sig, new_item)
     except OSError:
         pass

@@ -78,11 +78,11 @@ def without_negations(norm):
     return " ".join(w for w in norm.split() if w not in _NEGATIONS)
 
 
-def near_candidates(query, choices, bares=None, limit=5):
+def near_candidates(query, choices, negated=None, limit=5):
     """Indexes of choices (normalised texts) whose ratio to query is >= NEAR_DUPLICATE_SCORE, best
     first, plus those equal to it once negations are removed ("we use tabs" / "we never use tabs":
-    too far apart for the ratio, yet one claim flipped). bares: precomputed sparse negation-free
-    texts of the choices (index.sparse_bare: empty when equal to the choice)."""
+    too far apart for the ratio, yet one claim flipped). negated: {index: without_negations(choice)}
+    for the choices that hold a negation word, when the caller has it precomputed."""
     found = []
     if _process is not None:
         for _choice, score, index in _process.extract(query, choices, scorer=_fuzz.ratio,
@@ -107,10 +107,10 @@ def near_candidates(query, choices, bares=None, limit=5):
         found = found[:limit]
     bare = without_negations(query)
     seen = set(i for _s, i in found)
-    if bares is None:
+    if negated is None:
         hits = [i for i, c in enumerate(choices) if without_negations(c) == bare]
-    else:  # sparse: an empty bare means the choice has no negation, so its bare is itself
-        hits = [i for i, b in enumerate(bares) if b == bare]
+    else:  # a choice without negation words is its own negation-free text
+        hits = [i for i, b in negated.items() if b == bare]
         if bare != query and bare in choices:
             hits.extend(i for i, c in enumerate(choices) if c == bare)
     found.extend((0.0, i) for i in hits if i not in seen and choices[i] != query)
