@@ -133,6 +133,8 @@ class DedupTest(_support.TempProject):
         self.assertEqual(items[old["id"]]["status"], "superseded")
         self.assertEqual(items[old["id"]]["superseded_by"], new["id"])
         self.assertEqual(items[new["id"]]["supersedes"], [old["id"]])
+        daily = next((self.store / "memory").glob("*.md")).read_text("utf-8")
+        self.assertIn("supersedes %s" % old["id"], daily)
         code, out = self.record("The API timeout is 700ms", "--topic", "api", "--supersedes", "api-missing")
         self.assertEqual(code, 1)
 

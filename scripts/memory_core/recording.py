@@ -61,6 +61,10 @@ def validate_options(topic, category, source):
     return source
 
 
+def _count(n, noun):
+    return "%d %s%s" % (n, noun, "" if n == 1 else "s")
+
+
 def _rel(root, path):
     return os.path.relpath(path, root)
 
@@ -150,7 +154,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
             return result
     doc, items = st.read_topic(store, topic)  # CorruptFile refuses the whole record
-    result["read"].append("%s (%d items)" % (_rel(root, items_path), len(items)))
+    result["read"].append("%s (%s)" % (_rel(root, items_path), _count(len(items), "item")))
 
     by_id = dict((it.get("id"), it) for it in items)
     existing = by_id.get(item_id)
@@ -217,7 +221,8 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         st.write_topic(store, topic, doc, items)
         index.refresh_topic(store, topic, items_path, doc, items)
         result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(items)))
-        st.append_daily(store, now, st.daily_line_text(now, topic, fact, item_id), existing=daily_text)
+        st.append_daily(store, now, st.daily_line_text(now, topic, fact, item_id, supersedes),
+                        existing=daily_text)
         result["written"].append("%s (+1 line)" % _rel(root, day_path))
     if new_md is not None:
         st.atomic_write_bytes(memory_path, new_md.encode("utf-8"))
@@ -274,7 +279,7 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     day = now.strftime("%Y-%m-%d")
     st.append_daily(store, now, st.daily_line_text(now, topic, new_item["fact"], new_item["id"]),
                     existing=daily_text)
-    result["read"].append("%s (%d items, via its index)" % (_rel(root, items_path), len(rows.norms)))
+    result["read"].append("%s (%s, via its index)" % (_rel(root, items_path), _count(len(rows.norms), "item")))
     result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(rows.norms) + 1))
     result["written"].append("%s (+1 line)" % _rel(root, daily_path(store, day)))
     result["skipped"].append("%s: not promoted (Layer 3 needs --promote --confirmed)" % LAYER3_FILE)

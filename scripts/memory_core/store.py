@@ -319,9 +319,10 @@ def write_topic(store, topic, doc, items):
     return path
 
 
-def daily_line_text(now, topic, fact, item_id):
+def daily_line_text(now, topic, fact, item_id, supersedes=()):
     one_line = " ".join(fact.split())
-    return "- %sZ [%s] %s (id %s)" % (now.strftime("%H:%M"), topic, one_line, item_id)
+    replaced = ", supersedes %s" % ", ".join(supersedes) if supersedes else ""
+    return "- %sZ [%s] %s (id %s%s)" % (now.strftime("%H:%M"), topic, one_line, item_id, replaced)
 
 
 def append_daily(store, now, line, existing=None):
