@@ -123,7 +123,7 @@ def run_unprivileged(name, *args):
     # Everything the script may import lazily, imported before privileges are dropped.
     import memory_core.cli, memory_core.config, memory_core.loading, memory_core.recording  # noqa: F401,E401
     import memory_core.redaction, memory_core.similarity, memory_core.store  # noqa: F401,E401
-    import argparse, difflib  # noqa: F401,E401
+    import argparse, importlib.util  # noqa: F401,E401
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child

@@ -139,7 +139,7 @@ class DedupTest(_support.TempProject):
         self.assertEqual(code, 1)
 
     def test_near_duplicate_without_rapidfuzz(self):
-        """Degraded mode: difflib finds the same near-duplicate."""
+        """Degraded mode: pure Python finds the same near-duplicate and the same conflict."""
         blocker = self.project.parent / "no_rapidfuzz"
         blocker.mkdir()
         (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['rapidfuzz'] = None\n")
@@ -148,7 +148,7 @@ class DedupTest(_support.TempProject):
                              "Integration tests need Docker 24 running", "--topic", "t", env=env)
         code, out = run_json("record_memory.py", "--project-dir", self.project, "--fact",
                              "Integration tests need docker 24 running!", "--topic", "t", env=env)
-        self.assertEqual((code, out["duplicate_of"], out["similarity"]), (0, first["id"], "difflib"))
+        self.assertEqual((code, out["duplicate_of"], out["similarity"]), (0, first["id"], "python"))
         code, out = run_json("record_memory.py", "--project-dir", self.project, "--fact",
                              "Integration tests need Docker 25 running", "--topic", "t", env=env)
         self.assertEqual(code, 1, out)

@@ -38,6 +38,7 @@ from memory_core import store as mstore  # noqa: E402
 from memory_core.similarity import fact_id, normalize  # noqa: E402
 
 BIG_TOPIC = "big"
+TYPICAL_TOPIC_FACTS = 300  # record_typical writes into the generated topic closest to this size
 NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)  # the synthetic store ends today, so record appends to a realistic daily file
 FACT_MIN, FACT_MAX = 40, 160
 
@@ -1321,7 +1322,9 @@ def build_store(project, facts, topics, days, big_facts, seed, extra_facts):
         fh.write(memory_md.encode("utf-8"))
 
     extra = [gen.next()[1] for _ in range(extra_facts)]
+    typical = min(names, key=lambda t: abs(len(by_topic[t]) - TYPICAL_TOPIC_FACTS))
     stats = {"facts": facts, "topics": len(names), "big_topic_facts": big_facts, "daily_files": days,
+             "typical_topic": typical, "typical_topic_facts": len(by_topic[typical]),
              "daily_lines": daily_lines, "memory_md_lines": memory_md.count("\n") + 1,
              "items_json_bytes": items_bytes}
     return stats, extra
@@ -1422,6 +1425,11 @@ def _record_argv(ctx):
             "--fact", ctx.new_fact()]
 
 
+def _record_typical_argv(ctx):
+    return [ctx.python, ctx.script("record_memory.py"), "--project-dir", ctx.project, "--topic", ctx.typical_topic,
+            "--fact", ctx.new_fact()]
+
+
 def _big_count(ctx):
     return len(mstore.read_topic(ctx.store, BIG_TOPIC)[1])
 
@@ -1468,6 +1476,8 @@ BENCHES = [
           note="load_memory.py, default budget, derived caches current"),
     Bench("record", "time", _record_argv, 1.3, prepare=warm_caches, before=_big_count, verify=_verify_record,
           note="record_memory.py --topic big: a new fact into the 10k-fact topic"),
+    Bench("record_typical", "time", _record_typical_argv, None, prepare=warm_caches,
+          note="record_memory.py into the topic closest to %d facts (pure-Python matching)" % 300),
     Bench("load_peak_rss", "rss", _load_argv, 40.0, prepare=warm_caches,
           note="peak RSS of one load_memory.py run, caches current"),
     Bench("load_cold", "time", _load_argv, None, prepare=drop_caches,
@@ -1629,6 +1639,7 @@ def main(argv=None):
                                        new_needed)
         build_seconds = time.perf_counter() - t0
         ctx = Context(python, project, clean_env(os.path.join(work, "pycache")), new_facts)
+        ctx.typical_topic = stats["typical_topic"]
         baseline = [python, "-c", "pass"]
         results = []
         for bench in benches:

@@ -7,7 +7,7 @@ from . import index
 from . import store as st
 from .config import extra_secret_patterns, read_config
 from .paths import LAYER3_FILE, StoreError, daily_path, topic_error, topic_items_path
-from .similarity import BACKEND, compare, fact_id, near_candidates, normalize, without_negations
+from .similarity import compare, fact_id, near_candidates, normalize, rapidfuzz_installed, without_negations
 
 MAX_FACT_CHARS = 2000
 MAX_SOURCE_CHARS = 300
@@ -83,9 +83,10 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
     supersedes = list(dict.fromkeys(supersedes or ()))
     result = {"action": "record", "project": root, "store": _rel(root, store), "topic": topic,
               "dry_run": dry_run, "status": None, "id": None, "read": [], "written": [], "skipped": [],
-              "notes": [], "similarity": BACKEND}
-    if BACKEND != "rapidfuzz":
-        result["notes"].append("degraded: rapidfuzz not installed, near-duplicates found with difflib")
+              "notes": [], "similarity": "rapidfuzz" if rapidfuzz_installed() else "python"}
+    if result["similarity"] != "rapidfuzz":
+        result["notes"].append("degraded: rapidfuzz not installed; large topics are compared in pure "
+                               "Python (same results, slower)")
 
     config, notes = read_config(store)
     result["notes"].extend(notes)
@@ -261,14 +262,17 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
         norms, negated = rows.norms, rows.negated
     if near_candidates(norm, norms, negated):
         return False
-    with open(items_path, "rb") as fh:
-        raw = fh.read()
-    end = raw.rfind(b"\n  ]")
-    if len(raw) != sig[0] or end < 0:
-        return False
     block = json.dumps(new_item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", "\n    ")
-    whole = memoryview(raw)
-    st.atomic_write_bytes(items_path, [whole[:end], b",\n    " + block.encode("utf-8"), whole[end:]])
+    with open(items_path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        tail_at = max(0, size - 4096)  # the items list closes in the last few hundred bytes
+        fh.seek(tail_at)
+        tail = fh.read()
+        end = tail.rfind(b"\n  ]")
+        if size != sig[0] or end < 0:
+            return False
+        st.atomic_write_bytes(items_path, [st.FileRange(fh.fileno(), 0, tail_at + end),
+                                           b",\n    " + block.encode("utf-8") + tail[end:]])
     new_sig = index.signature(items_path)
     try:
         index.append_dedup_row(store, topic, new_sig, len(rows.norms) + 1, new_item["id"], norm,

@@ -165,6 +165,35 @@ def _read_holder(fd):
 
 # --- atomic writes -----------------------------------------------------------------------------
 
+class FileRange(object):
+    """A chunk for atomic_write_bytes: bytes [offset, offset+count) of an open file, copied by the
+    kernel where it can (copy_file_range, sendfile) so a large unchanged prefix never passes
+    through Python."""
+
+    def __init__(self, fd, offset, count):
+        self.fd, self.offset, self.count = fd, offset, count
+
+    def copy_to(self, out_fd):
+        offset, left = self.offset, self.count
+        while left > 0:
+            try:
+                if hasattr(os, "copy_file_range"):
+                    done = os.copy_file_range(self.fd, out_fd, left, offset)
+                else:
+                    done = os.sendfile(out_fd, self.fd, offset, left)
+            except OSError:  # file system without in-kernel copy: plain reads
+                done = 0
+            if done <= 0:
+                os.lseek(self.fd, offset, os.SEEK_SET)
+                block = os.read(self.fd, min(left, 1 << 20))
+                if not block:
+                    raise OSError(errno.EIO, "source file shrank while copying")
+                os.write(out_fd, block)
+                done = len(block)
+            offset += done
+            left -= done
+
+
 def atomic_write_bytes(path, data):
     """Write data (bytes, or a list of byte chunks, so large files need not be joined in memory) to
     path atomically: temp file in the same folder, fsync, os.replace, fsync dir. Call under the lock."""
@@ -181,6 +210,9 @@ def atomic_write_bytes(path, data):
     try:
         try:
             for chunk in (data if isinstance(data, list) else [data]):
+                if isinstance(chunk, FileRange):
+                    chunk.copy_to(fd)
+                    continue
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(fd, view):]
