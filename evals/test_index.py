@@ -134,3 +134,61 @@ class FastAppendTest(_support.TempProject):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CleanMarksTest(_support.TempProject):
+    """Writers mark what they scanned clean so loading can skip the scan; any change to a file,
+    the detector or the user's patterns must bring the scan back."""
+    TOKEN = "ghp_" + "Xq7Lm2Zr9Tb4Wc8Nv1Kp6Hd3Jf5Gs0Ya2Ue7Ri"
+
+    def setUp(self):
+        super().setUp()
+        self.root, self.store_dir, _how = resolve_store(str(self.project), env={})
+        recording.record_fact(self.root, self.store_dir, "Release notes live in CHANGES.md", topic="docs")
+
+    def load_in_fresh_process(self):
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from memory_core import loading\n"
+                "text, report = loading.load_context(%r, %r, dict(max_chars=9000, max_items=60, daily_days=3,"
+                " topics=None))\n"
+                "print('memory_core.redaction' in sys.modules)\nprint(text)\n"
+                % (str(_support.SCRIPTS), self.root, self.store_dir))
+        import subprocess
+        out = subprocess.run([_support.PYTHON, "-c", code], capture_output=True, universal_newlines=True,
+                             env=_support.clean_env())
+        self.assertEqual(out.returncode, 0, out.stderr)
+        scanned, text = out.stdout.split("\n", 1)
+        return scanned == "True", text
+
+    def test_maintained_store_loads_without_scanning(self):
+        scanned, text = self.load_in_fresh_process()
+        self.assertFalse(scanned)
+        self.assertIn("CHANGES.md", text)
+
+    def test_hand_edits_are_scanned_and_masked(self):
+        with open(os.path.join(self.store_dir, "MEMORY.md"), "a") as fh:
+            fh.write("- deploy with %s\n" % self.TOKEN)
+        scanned, text = self.load_in_fresh_process()
+        self.assertTrue(scanned)
+        self.assertNotIn(self.TOKEN, text)
+        self.assertIn("[redacted:github-token]", text)
+
+    def test_hand_edited_topic_is_scanned(self):
+        path = os.path.join(self.store_dir, "areas/topics/docs/items.json")
+        doc = json.loads(open(path).read())
+        doc["items"][0]["fact"] = "Release token is %s" % self.TOKEN
+        with open(path, "w") as fh:
+            json.dump(doc, fh)
+        _scanned, text = self.load_in_fresh_process()
+        self.assertNotIn(self.TOKEN, text)
+
+    def test_new_user_pattern_voids_marks(self):
+        recording.record_fact(self.root, self.store_dir, "Ticket TKT-ABCDEFGHJKLMNPQRSTUVWXYZ12 tracks it",
+                              topic="docs")
+        with open(os.path.join(self.store_dir, "config.yaml"), "w") as fh:
+            fh.write('{"secrets": {"extra_patterns": [{"kind": "ticket", "regex": "TKT-[A-Z0-9]{24}"}]}}')
+        from memory_core.config import extra_secret_patterns, read_config
+        patterns = extra_secret_patterns(read_config(self.store_dir)[0])
+        text, report = loading.load_context(self.root, self.store_dir, SETTINGS, extra_patterns=patterns)
+        self.assertNotIn("TKT-ABCDEFGHJKLMNPQRSTUVWXYZ12", text)
+        self.assertTrue(report["masked"])

@@ -8,6 +8,8 @@ Only writers refresh them, under the store lock; load_memory.py never writes.
   cache/layer1/<topic>.json   newest active rows of one topic (JSON)
   cache/layer1-newest.tsv     newest active rows of all topics merged, with every topic's
                               signature: what a plain load reads (tab-separated, no json import)
+  cache/clean.tsv             files (and the merged rows) already scanned and found free of
+                              secrets, by signature, so loading need not scan them again
   cache/dedup/<topic>/        one column per file (meta, ids, active, norms, negated), so a
                               record appends a line to each instead of rewriting them
 """
@@ -21,6 +23,8 @@ NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
 NEWEST_HEADER = "memory-3layer layer1-newest v1"
+CLEAN_INDEX = os.path.join(CACHE_DIR, "clean.tsv")
+CLEAN_HEADER = "memory-3layer clean v1"
 _ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"))
 
 
@@ -178,6 +182,78 @@ def rebuild_newest(store):
     _write_newest(store, sigs, active, deep, [r for _n, r in zip(range(LOAD_DEPTH), merged)])
 
 
+# --- clean marks -------------------------------------------------------------------------------
+
+def scan_fingerprint(extra_patterns=()):
+    """What a clean mark depends on besides the file: the detector's own source (a new rule voids
+    every mark) and the user's extra patterns."""
+    import binascii
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "redaction.py")
+    try:
+        st = os.stat(here)
+        detector = "%d.%d" % (st.st_size, st.st_mtime_ns)
+    except OSError:
+        detector = "unknown"
+    patterns = repr([tuple(p) for p in extra_patterns]).encode("utf-8")
+    return "%s.%08x" % (detector, binascii.crc32(patterns) & 0xFFFFFFFF)
+
+
+def read_clean(store, fingerprint):
+    """{store-relative path: signature} of what was scanned clean under this fingerprint."""
+    text = _read_cache(store, CLEAN_INDEX)
+    if not text or text.split("\n", 1)[0] != "%s\t%s" % (CLEAN_HEADER, fingerprint):
+        return {}
+    marks = {}
+    for line in text.split("\n")[1:]:
+        parts = line.split("\t")
+        if len(parts) == 4:
+            try:
+                marks[parts[0]] = [int(parts[1]), int(parts[2]), int(parts[3])]
+            except ValueError:
+                continue
+    return marks
+
+
+def is_clean(marks, store, rel):
+    sig = marks.get(rel)
+    return sig is not None and sig == signature(os.path.join(store, rel))
+
+
+def _text_to_scan(store, rel):
+    if rel == NEWEST_INDEX:  # the facts themselves, not their tab-escaped form
+        found = _read_newest(store)
+        return None if found is None else "\n".join(r[2] for r in found[3])
+    from .store import CorruptFile, read_text
+    try:
+        return read_text(os.path.join(store, rel))
+    except CorruptFile:
+        return None
+
+
+def mark_clean(store, extra_patterns, rels):
+    """Scan each store-relative file not already marked and mark the clean ones. Writers call this
+    after their writes (under the lock), so loading a store they maintain scans nothing."""
+    from .redaction import find_secrets
+    fingerprint = scan_fingerprint(extra_patterns)
+    marks = read_clean(store, fingerprint)
+    changed = False
+    for rel in rels:
+        sig = signature(os.path.join(store, rel))
+        if sig is None or marks.get(rel) == sig:
+            continue
+        text = _text_to_scan(store, rel)
+        marks.pop(rel, None)
+        if text is not None and not find_secrets(text, extra_patterns) \
+                and sig == signature(os.path.join(store, rel)):
+            marks[rel] = sig
+        changed = True
+    if changed:
+        lines = ["%s\t%s" % (CLEAN_HEADER, fingerprint)]
+        lines.extend("%s\t%d\t%d\t%d" % (rel, sig[0], sig[1], sig[2]) for rel, sig in sorted(marks.items())
+                     if os.path.exists(os.path.join(store, rel)))
+        _write_cache(store, CLEAN_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
+
+
 # --- dedup columns ------------------------------------------------------------------------------
 
 class DedupRows(object):
@@ -306,9 +382,10 @@ def add_newest(store, topic, old_sig, new_sig, item):
     _write_newest(store, sigs, active + 1, deep and entry["active"] <= LOAD_DEPTH, rows)
 
 
-def refresh_all(store):
-    """Rebuild the indexes of every readable topic whose index is missing or stale; returns the
-    topics refreshed. Corrupt topics are left alone (loading reports them). Call under the lock."""
+def refresh_all(store, extra_patterns=(), daily_days=7):
+    """Rebuild the indexes of every readable topic whose index is missing or stale, and the clean
+    marks of MEMORY.md, the newest daily files and the merged rows; returns the topics refreshed.
+    Corrupt topics are left alone (loading reports them). Call under the lock."""
     from .store import CorruptFile, list_topics, read_topic
     done = []
     for topic in list_topics(store):
@@ -325,6 +402,10 @@ def refresh_all(store):
         done.append(topic)
     try:
         rebuild_newest(store)
+        from .paths import DAILY_DIR, LAYER3_FILE
+        from .store import list_daily_files
+        mark_clean(store, extra_patterns, [LAYER3_FILE, NEWEST_INDEX] +
+                   [os.path.join(DAILY_DIR, name) for name in list_daily_files(store)[:daily_days]])
     except OSError:
         pass
     return done

@@ -20,10 +20,11 @@ _COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 
 
 class Entry(object):
-    __slots__ = ("text", "group", "order", "source")
+    __slots__ = ("text", "group", "order", "source", "clean")
 
-    def __init__(self, text, group, order, source):
+    def __init__(self, text, group, order, source, clean=False):
         self.text, self.group, self.order, self.source = text, group, order, source
+        self.clean = clean  # its file was scanned free of secrets by a writer (index.mark_clean)
 
 
 def _clip(text):
@@ -31,7 +32,7 @@ def _clip(text):
     return text if len(text) <= LINE_MAX else text[:LINE_MAX - 1] + "\u2026"
 
 
-def _layer3_entries(store, skipped):
+def _layer3_entries(store, skipped, marks):
     path = os.path.join(store, LAYER3_FILE)
     try:
         text = st.read_text(path)
@@ -41,6 +42,7 @@ def _layer3_entries(store, skipped):
     if not text:
         return []
     entries, heading = [], None
+    clean = index.is_clean(marks, store, LAYER3_FILE)
     for number, line in enumerate(_COMMENT_RE.sub("", text).split("\n")):
         stripped = line.strip()
         if not stripped:
@@ -48,11 +50,11 @@ def _layer3_entries(store, skipped):
         if stripped.startswith("#"):
             heading = stripped
             continue
-        entries.append(Entry(_clip(line), heading, number, LAYER3_FILE))
+        entries.append(Entry(_clip(line), heading, number, LAYER3_FILE, clean))
     return entries
 
 
-def _layer2_entries(store, days, skipped):
+def _layer2_entries(store, days, skipped, marks):
     names = st.list_daily_files(store)
     chosen = names[:days]
     entries = []
@@ -66,12 +68,13 @@ def _layer2_entries(store, days, skipped):
         lines = [(i, l) for i, l in enumerate(_COMMENT_RE.sub("", text).split("\n"))
                  if l.strip() and not l.lstrip().startswith("#")]
         group = "%s (%s)" % (name[:-3], rel)
+        clean = index.is_clean(marks, store, os.path.join(DAILY_DIR, name))
         for i, line in reversed(lines):  # newest entries of the newest day first
-            entries.append(Entry(_clip(line), group, (rank, i), rel))
+            entries.append(Entry(_clip(line), group, (rank, i), rel, clean))
     return entries, len(names), len(chosen)
 
 
-def _layer1_entries(store, topics, max_items, skipped, notes):
+def _layer1_entries(store, topics, max_items, skipped, notes, marks):
     available = st.list_topics(store)
     if topics:
         unknown = [t for t in topics if t not in available]
@@ -84,8 +87,12 @@ def _layer1_entries(store, topics, max_items, skipped, notes):
                                                    max_items)
     if merged is not None:  # no topic file changed since its last writer indexed it
         active_total, rows = merged
-        return _fact_entries([(r[0], r[1], r[4], {"id": r[1], "fact": r[2], "inferred": r[3]})
-                              for r in rows[:max_items]], max_items), active_total, len(available)
+        entries = _fact_entries([(r[0], r[1], r[4], {"id": r[1], "fact": r[2], "inferred": r[3]})
+                                 for r in rows[:max_items]], max_items)
+        if index.is_clean(marks, store, index.NEWEST_INDEX):
+            for entry in entries:
+                entry.clean = True
+        return entries, active_total, len(available)
     for topic in available:
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
@@ -185,11 +192,12 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
         return text[:max_chars], report
 
     skipped = report["skipped"]
-    layers = [_layer3_entries(store, skipped)]
-    l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], skipped)
+    marks = index.read_clean(store, index.scan_fingerprint(extra_patterns))
+    layers = [_layer3_entries(store, skipped, marks)]
+    l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], skipped, marks)
     layers.append(l2)
     l1, active_total, topic_count = _layer1_entries(store, settings.get("topics"), settings["max_items"],
-                                                    skipped, report["notes"])
+                                                    skipped, report["notes"], marks)
     layers.append(l1)
     _mask_entries([e for entries in layers for e in entries], extra_patterns, report["masked"])
 
@@ -242,8 +250,12 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
 
 
 def _mask_entries(entries, extra_patterns, masked):
-    """Mask secrets in every entry. One scan over all entries joined (the scanner's per-call cost
-    dominates on short lines), then only the entries with a finding are masked one by one."""
+    """Mask secrets in every entry not known clean. One scan over those entries joined (the
+    scanner's per-call cost dominates on short lines), then only the entries with a finding are
+    masked one by one."""
+    entries = [e for e in entries if not e.clean]
+    if not entries:
+        return  # a store its writers maintain: nothing to scan, the detector is not even imported
     from .redaction import find_secrets, mask_secrets
     joined = "\n".join(e.text for e in entries)
     findings = find_secrets(joined, extra_patterns)

@@ -91,12 +91,13 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
     config, notes = read_config(store)
     result["notes"].extend(notes)
     fact, source = _screen_secrets(fact, source, redact, config, result)
+    extra = extra_secret_patterns(config)
     item_id = fact_id(topic, fact)
     result["id"] = item_id
 
     if dry_run:
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
-                               keep_both, supersedes, result, write=False)
+                               keep_both, supersedes, result, extra, write=False)
     if not os.path.isdir(store):
         _check_creatable(root, store)
     with st.StoreLock(store):
@@ -105,7 +106,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
             result["written"].extend(_rel(root, os.path.join(store, c)) for c in created)
             result["notes"].append("created a new store from the template")
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
-                               keep_both, supersedes, result, write=True)
+                               keep_both, supersedes, result, extra, write=True)
 
 
 def _check_creatable(root, store):
@@ -143,7 +144,7 @@ def _screen_secrets(fact, source, redact, config, result):
 
 
 def _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote, keep_both,
-                    supersedes, result, write):
+                    supersedes, result, extra, write):
     now = st.utc_now()
     items_path = topic_items_path(store, topic)
     day_path = daily_path(store, now.strftime("%Y-%m-%d"))
@@ -153,6 +154,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     if write and not supersedes and not promote:
         new_item = _new_item(item_id, fact, category, source, inferred, now, ())
         if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
+            _mark_clean(store, extra, day_path)
             return result
     doc, items = st.read_topic(store, topic)  # CorruptFile refuses the whole record
     result["read"].append("%s (%s)" % (_rel(root, items_path), _count(len(items), "item")))
@@ -229,7 +231,17 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         st.atomic_write_bytes(memory_path, new_md.encode("utf-8"))
         result["written"].append("%s (+1 confirmed line)" % _rel(root, memory_path))
         result["promoted"] = True
+    if result["written"]:
+        _mark_clean(store, extra, day_path)
     return result
+
+
+def _mark_clean(store, extra, day_path):
+    """Let loading skip the secret scan of what this write leaves behind (index.mark_clean)."""
+    try:
+        index.mark_clean(store, extra, [LAYER3_FILE, os.path.relpath(day_path, store), index.NEWEST_INDEX])
+    except OSError:
+        pass
 
 
 def _new_item(item_id, fact, category, source, inferred, now, supersedes):
