@@ -35,7 +35,7 @@ if SCRIPTS not in sys.path:
 
 from memory_core import paths as mpaths  # noqa: E402
 from memory_core import store as mstore  # noqa: E402
-from memory_core.similarity import fact_id, normalize  # noqa: E402
+from memory_core.similarity import fact_id, lcs_length, normalize  # noqa: E402
 
 BIG_TOPIC = "big"
 TYPICAL_TOPIC_FACTS = 300  # record_typical writes into the generated topic closest to this size
@@ -1135,21 +1135,6 @@ def _cap(text):
     return text[0].upper() + text[1:]
 
 
-def _lcs_len(a, b):
-    """Length of the longest common subsequence (bit-parallel, Hyyro 2004)."""
-    if len(a) < len(b):
-        a, b = b, a
-    masks = {}
-    for i, c in enumerate(b):
-        masks[c] = masks.get(c, 0) | (1 << i)
-    full = (1 << len(b)) - 1
-    v = full
-    for c in a:
-        u = v & masks.get(c, 0)
-        v = ((v + u) | (v - u)) & full
-    return len(b) - bin(v).count("1")
-
-
 class FactGenerator(object):
     """Seeded, varied facts of 40-160 characters, none a near-duplicate of another.
 
@@ -1191,7 +1176,7 @@ class FactGenerator(object):
         found = self._dist.get(key)
         if found is None:
             x, y = self._phrase(lst, a), self._phrase(lst, b)
-            found = self._dist[key] = len(x) + len(y) - 2 * _lcs_len(x, y)
+            found = self._dist[key] = len(x) + len(y) - 2 * lcs_length(x, y)
         return found
 
     def _too_close(self, slots, picks, norm_len, neighbours):
