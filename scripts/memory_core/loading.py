@@ -92,7 +92,7 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks):
         if index.is_clean(marks, store, index.NEWEST_INDEX):
             for entry in entries:
                 entry.clean = True
-        return entries, active_total, len(available)
+        return entries, active_total, len(available), True
     for topic in available:
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
@@ -114,7 +114,7 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks):
         facts.extend(heapq.nlargest(max_items, active, key=lambda f: (f[0], f[1])))
         del items, active
     facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
-    return _fact_entries(facts, max_items), active_total, len(available)
+    return _fact_entries(facts, max_items), active_total, len(available), bool(topics) or not available
 
 
 def _fact_entries(facts, max_items):
@@ -196,10 +196,13 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     layers = [_layer3_entries(store, skipped, marks)]
     l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], skipped, marks)
     layers.append(l2)
-    l1, active_total, topic_count = _layer1_entries(store, settings.get("topics"), settings["max_items"],
-                                                    skipped, report["notes"], marks)
+    l1, active_total, topic_count, indexed = _layer1_entries(store, settings.get("topics"), settings["max_items"],
+                                                             skipped, report["notes"], marks)
     layers.append(l1)
-    _mask_entries([e for entries in layers for e in entries], extra_patterns, report["masked"])
+    # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
+    # maintained store needs (the SessionStart hook then refreshes them).
+    scanned = _mask_entries([e for entries in layers for e in entries], extra_patterns, report["masked"])
+    report["stale"] = scanned or not indexed
 
     head = "# Project memory (memory-3layer, %s/)" % store_rel
     pre = ""
@@ -255,17 +258,18 @@ def _mask_entries(entries, extra_patterns, masked):
     masked one by one."""
     entries = [e for e in entries if not e.clean]
     if not entries:
-        return  # a store its writers maintain: nothing to scan, the detector is not even imported
+        return False  # a store its writers maintain: nothing to scan, the detector is not even imported
     from .redaction import find_secrets, mask_secrets
     joined = "\n".join(e.text for e in entries)
     findings = find_secrets(joined, extra_patterns)
     if not findings:
-        return
+        return True
     hit_lines = set(f.line for f in findings)
     for number, entry in enumerate(entries, 1):
         if number in hit_lines:
             entry.text, found = mask_secrets(entry.text, extra_patterns)
             masked.extend("%s: %s" % (entry.source, f.kind) for f in found)
+    return True
 
 
 def _clip_block(text, limit):

@@ -3,7 +3,6 @@
 One source of truth for the layout; documented in references/data-format.md.
 """
 import os
-import re
 
 STORE_DIRNAME = ".memory-3layer"
 LEGACY_DIRNAME = os.path.join(".claude", "memory")
@@ -15,8 +14,8 @@ STATE_DIR = "state"
 CONFIG_FILE = "config.yaml"
 ITEMS_SCHEMA = "memory-3layer/items@1"
 
-TOPIC_RE = re.compile(r"[a-z0-9-]{1,64}\Z")
-DAILY_NAME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md\Z")
+_TOPIC_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+_DIGITS = frozenset("0123456789")
 
 
 class StoreError(Exception):
@@ -37,9 +36,15 @@ def topic_error(topic):
         return "topic is empty"
     if len(topic) > 64:
         return "topic is %d characters; the limit is 64" % len(topic)
-    if not TOPIC_RE.match(topic):
+    if not set(topic) <= _TOPIC_CHARS:
         return "topic %r may hold only lowercase a-z, 0-9 and '-'" % topic
     return None
+
+
+def is_daily_name(name):
+    """YYYY-MM-DD.md (checked without `re`, which a hook would otherwise import just for this)."""
+    return (len(name) == 13 and name.endswith(".md") and name[4] == "-" and name[7] == "-"
+            and set(name[0:4] + name[5:7] + name[8:10]) <= _DIGITS)
 
 
 def _walk_up(start, name):

@@ -324,12 +324,12 @@ def list_topics(store):
 
 def list_daily_files(store):
     """Daily file names (YYYY-MM-DD.md), newest first."""
-    from .paths import DAILY_NAME_RE
+    from .paths import is_daily_name
     try:
         names = os.listdir(os.path.join(store, DAILY_DIR))
     except OSError:
         return []
-    return sorted((n for n in names if DAILY_NAME_RE.match(n)), reverse=True)
+    return sorted((n for n in names if is_daily_name(n)), reverse=True)
 
 
 # --- writing -----------------------------------------------------------------------------------

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Install memory-3layer into a project and wire it into Claude Code and/or Codex hooks.
+
+Examples:
+  python3 hooks/install_hooks.py --project-dir ~/src/app --platform claude
+  python3 hooks/install_hooks.py --project-dir ~/src/app --platform both --dry-run
+  python3 hooks/install_hooks.py --project-dir ~/src/app --platform codex --uninstall
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+
+from memory_core import cli  # noqa: E402
+
+CODEX_TRUST_STEPS = [
+    "Codex runs project hooks only when trusted twice, and skips them silently otherwise:",
+    "  1. trust the project: start `codex` in it and accept the trust prompt (or `codex exec --trust ...`);",
+    "  2. trust the hooks: in the Codex TUI run /hooks and trust the three memory-3layer hooks",
+    "     (again after any edit to .codex/hooks.json, which makes them 'modified').",
+    "This installer never edits $CODEX_HOME; check_memory_3layer.py reads whether the hooks are trusted.",
+]
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n")[1],
+        epilog="Merges, never overwrites: foreign hooks and keys stay as they were, invalid JSON is "
+               "refused untouched, the previous config is backed up under .memory-3layer/state/backups/, "
+               "and re-running changes nothing. Exit codes: 0 done, 1 refused, 2 usage error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--project-dir", required=True, help="the project to install into")
+    p.add_argument("--platform", required=True, choices=("claude", "codex", "both", "manual"),
+                   help="which host configs to write; manual writes none")
+    p.add_argument("--uninstall", action="store_true", help="remove our hook entries and our copied skill")
+    p.add_argument("--dry-run", action="store_true", help="print the changes; write nothing")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def next_steps(root, platform, uninstall):
+    if uninstall:
+        return ["the store .memory-3layer/ and its backups were left in place"]
+    steps = []
+    if platform in ("claude", "both"):
+        steps.append("Claude Code: start a new session in %s; SessionStart then loads the memory" % root)
+    if platform in ("codex", "both"):
+        steps.extend(CODEX_TRUST_STEPS)
+    if platform == "manual":
+        skill = os.path.join(root, ".agents", "skills", "memory-3layer", "scripts")
+        steps.append("no host config was written: nothing runs automatically. By hand:")
+        steps.append("  load:   python3 %s --project-dir %s" % (os.path.join(skill, "load_memory.py"), root))
+        steps.append("  record: python3 %s --project-dir %s --fact TEXT --topic TOPIC"
+                     % (os.path.join(skill, "record_memory.py"), root))
+    steps.append("verify: python3 %s --project-dir %s" % (
+        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts",
+                     "check_memory_3layer.py"), root))
+    return steps
+
+
+def main():
+    args = build_parser().parse_args()
+    from memory_core import install
+    from memory_core.paths import resolve_store
+    root, store, _how = resolve_store(cli.check_utf8_arg(args.project_dir, "--project-dir"))
+    steps = install.plan(root, args.platform, args.uninstall)
+    if args.dry_run:
+        lines = install.describe(root, steps) or ["nothing to change"]
+        written = []
+    else:
+        written = install.apply(root, store, steps) if steps else []
+        lines = written or ["nothing to change: already %s" % ("uninstalled" if args.uninstall else "installed")]
+    result = {"ok": True, "action": "uninstall" if args.uninstall else "install", "platform": args.platform,
+              "project": root, "dry_run": args.dry_run, "changes": lines if args.dry_run else written,
+              "changed": bool(steps), "next": next_steps(root, args.platform, args.uninstall),
+              "runtime_status": "not verified: configured is not running; start a session, then run "
+                                "check_memory_3layer.py"}
+    if args.json:
+        cli.print_json(result)
+    else:
+        for line in lines:
+            print(line)
+        for line in result["next"]:
+            print("next: " + line if not line.startswith(" ") else "      " + line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run(main))

@@ -1,0 +1,234 @@
+"""Host lifecycle events, called by hooks/run_hook.py. Each handler imports only what its event needs.
+
+  SessionStart  -> the budgeted loader (session state first after compact/resume)
+  PostToolUse   -> files the tool touched, into the session state; nothing else from the payload
+  PreCompact    -> the minimal recoverable session state
+
+Nothing from tool_input or tool_response ever becomes a fact: PostToolUse reads only file paths
+from tool_input, and no handler calls the recorder.
+"""
+import json
+import os
+import time
+
+from . import store as st
+from .paths import StoreError, resolve_store, state_path
+
+EVENTS = ("SessionStart", "PostToolUse", "PreCompact")
+HOSTS = ("claude", "codex", "manual")
+CONTEXT_CAP = 9500          # hosts cap injected context at 10,000 characters; stay under with margin
+MAX_PAYLOAD = 10 * 1024 * 1024
+HOOK_LOCK_TIMEOUT = 3.0     # a hook never waits long for a busy store
+HOOK_RUNS_FILE = "hook-runs.jsonl"
+HOOK_RUNS_MAX_BYTES = 256 * 1024  # bounded: the older half is dropped past this size
+PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file")
+
+
+class Skip(Exception):
+    """Nothing done, on purpose; the message says why (one line, shown to the user)."""
+
+
+def detect_host(explicit, env, payload):
+    if explicit in HOSTS:
+        return explicit
+    if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR"):
+        return "claude"
+    if "turn_id" in payload or "model" in payload or any(k.startswith("CODEX_") for k in env):
+        return "codex"
+    return "manual"
+
+
+def parse_payload(raw):
+    """The payload as a dict; Skip when it is too large, not UTF-8, not JSON or not an object."""
+    if len(raw) > MAX_PAYLOAD:
+        raise Skip("payload over %d MB ignored" % (MAX_PAYLOAD // (1024 * 1024)))
+    if not raw.strip():
+        return {}
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise Skip("payload is not valid JSON")
+    if not isinstance(payload, dict):
+        raise Skip("payload is not a JSON object")
+    return payload
+
+
+def _text(payload, key):
+    value = payload.get(key)
+    return value if isinstance(value, str) else None
+
+
+def project_for(host, payload, env, project_dir=None):
+    """(root, store) for a hook: an explicit --project-dir, else the host's project dir (Claude
+    Code's CLAUDE_PROJECT_DIR), else the payload cwd, each with the walk-up to an existing store
+    so a hook started in a subfolder never makes a second store."""
+    if project_dir:
+        root, store, _how = resolve_store(project_dir=project_dir, env=env)
+        return root, store
+    start = (env.get("CLAUDE_PROJECT_DIR") if host == "claude" else None) or _text(payload, "cwd")
+    if not start or not os.path.isdir(start):
+        start = os.getcwd()
+    root, store, _how = resolve_store(cwd=start, env=env)
+    return root, store
+
+
+def handle(event, host, payload, env, project_dir=None):
+    """Run one event; returns the JSON object to print. Raises Skip or StoreError to fail open."""
+    root, store = project_for(host, payload, env, project_dir)
+    if event == "SessionStart":
+        return session_start(root, store, host, payload, env), store
+    if event == "PostToolUse":
+        return post_tool_use(root, store, host, payload), store
+    if event == "PreCompact":
+        return pre_compact(root, store, host, payload), store
+    raise Skip("unknown event %r" % event)
+
+
+def session_start(root, store, host, payload, env):
+    from .config import extra_secret_patterns, load_settings, read_config
+    from .loading import load_context
+    config, _notes = read_config(store)
+    settings = load_settings(config, {}, env)
+    settings["max_chars"] = min(settings["max_chars"], CONTEXT_CAP)
+    preamble = None
+    if _text(payload, "source") in ("compact", "resume"):
+        from .session import preamble as session_preamble
+        preamble = session_preamble(store, _text(payload, "session_id"))
+    patterns = extra_secret_patterns(config)
+    text, report = load_context(root, store, settings, preamble=preamble, extra_patterns=patterns)
+    if report.get("stale"):
+        _warm_indexes(store, patterns)
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    if report.get("skipped"):
+        out["systemMessage"] = "memory-3layer: skipped unreadable %s" % ", ".join(s["path"] for s in report["skipped"])
+    return out
+
+
+def _warm_indexes(store, patterns):
+    """After a pull or a hand edit, rebuild stale indexes so the next start is fast again. Only
+    when the store lock is free at once: a hook never waits for this."""
+    if not os.path.isdir(store):
+        return
+    from . import index
+    try:
+        with st.StoreLock(store, timeout=0):
+            index.refresh_all(store, patterns)
+    except (StoreError, OSError):
+        pass
+
+
+def touched_paths(root, cwd, tool_input):
+    """Project-relative paths named in a tool's input: file keys, and apply_patch headers. Paths
+    outside the project are dropped."""
+    found = []
+    if isinstance(tool_input, dict):
+        for key in PATH_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str):
+                found.append(value)
+        for key in ("paths", "files"):
+            values = tool_input.get(key)
+            if isinstance(values, list):
+                found.extend(v for v in values if isinstance(v, str))
+        for key in ("input", "patch", "command"):
+            value = tool_input.get(key)
+            if isinstance(value, list):
+                value = "\n".join(v for v in value if isinstance(v, str))
+            if isinstance(value, str) and "*** " in value:
+                found.extend(_patch_paths(value))
+    elif isinstance(tool_input, str) and "*** " in tool_input:
+        found.extend(_patch_paths(tool_input))
+    out = []
+    real_root = os.path.realpath(root)
+    for raw in found[:200]:
+        if not raw or "\x00" in raw or len(raw) > 4096:
+            continue
+        full = os.path.realpath(os.path.join(cwd, os.path.expanduser(raw)))
+        rel = os.path.relpath(full, real_root)
+        if rel == os.curdir or rel == os.pardir or rel.startswith(os.pardir + os.sep):
+            continue
+        rel = rel.replace(os.sep, "/")
+        if rel not in out:
+            out.append(rel)
+    return out
+
+
+def _patch_paths(text):
+    paths = []
+    for line in text.split("\n"):
+        for marker in ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "):
+            if line.startswith(marker):
+                paths.append(line[len(marker):].strip())
+    return paths
+
+
+def post_tool_use(root, store, host, payload):
+    cwd = _text(payload, "cwd") or root
+    paths = touched_paths(root, cwd if os.path.isdir(cwd) else root, payload.get("tool_input"))
+    if not paths:
+        return {}
+    from .session import track_files
+    session_id = _text(payload, "session_id") or "unknown"
+    _ensure_store(store)
+    with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
+        track_files(store, session_id, host, paths, st.utc_now())
+    return {}
+
+
+def pre_compact(root, store, host, payload):
+    from .config import extra_secret_patterns, read_config
+    from .session import last_user_request, save_compaction
+    trigger = _text(payload, "trigger") or "unknown"
+    session_id = _text(payload, "session_id") or "unknown"
+    request = last_user_request(_text(payload, "transcript_path"))
+    config, _notes = read_config(store)
+    _ensure_store(store)
+    with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
+        save_compaction(store, session_id, host, trigger, st.utc_now(), last_request=request,
+                        extra_patterns=extra_secret_patterns(config))
+    return {}
+
+
+def _ensure_store(store):
+    """Hooks may run before anything was recorded: start the store from the template (its
+    .gitignore keeps state/ out of git)."""
+    if not os.path.isdir(store):
+        with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
+            st.init_store(store)
+
+
+def log_run(store, host, event, outcome, reason, started, session_id=None):
+    """Append one line to state/hook-runs.jsonl: the runtime evidence check_memory_3layer reads.
+    Never raises: a hook that cannot log still answers its host."""
+    if store is None:
+        return
+    record = {"time": st.iso(st.utc_now()), "host": host, "event": event, "outcome": outcome,
+              "duration_ms": int((time.monotonic() - started) * 1000)}
+    if reason:
+        record["reason"] = reason
+    if session_id:
+        record["session_id"] = session_id[:100]
+    line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    path = state_path(store, HOOK_RUNS_FILE)
+    try:
+        if not os.path.isdir(os.path.dirname(path)):
+            _ensure_store(store)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)  # one small O_APPEND write: lines from parallel hooks never interleave
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size > HOOK_RUNS_MAX_BYTES:
+            _trim_log(store, path)
+    except (OSError, StoreError):
+        pass
+
+
+def _trim_log(store, path):
+    with st.StoreLock(store, timeout=0):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        keep = data[len(data) // 2:]
+        keep = keep[keep.find(b"\n") + 1:]
+        st.atomic_write_bytes(path, keep)
