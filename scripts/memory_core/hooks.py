@@ -162,13 +162,21 @@ def _patch_paths(text):
     return paths
 
 
+def _session_id(payload):
+    """Writes belong to a session: a payload without a text session_id is not acted on."""
+    session_id = _text(payload, "session_id")
+    if not session_id or len(session_id) > 200:
+        raise Skip("payload has no usable session_id; nothing saved")
+    return session_id
+
+
 def post_tool_use(root, store, host, payload):
     cwd = _text(payload, "cwd") or root
     paths = touched_paths(root, cwd if os.path.isdir(cwd) else root, payload.get("tool_input"))
     if not paths:
         return {}
     from .session import track_files
-    session_id = _text(payload, "session_id") or "unknown"
+    session_id = _session_id(payload)
     _ensure_store(store)
     with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
         track_files(store, session_id, host, paths, st.utc_now())
@@ -179,7 +187,7 @@ def pre_compact(root, store, host, payload):
     from .config import extra_secret_patterns, read_config
     from .session import last_user_request, save_compaction
     trigger = _text(payload, "trigger") or "unknown"
-    session_id = _text(payload, "session_id") or "unknown"
+    session_id = _session_id(payload)
     request = last_user_request(_text(payload, "transcript_path"))
     config, _notes = read_config(store)
     _ensure_store(store)

@@ -1,0 +1,205 @@
+"""hooks/run_hook.py and compact_memory.py: every event, fail-open behaviour, and no tool output
+ever becoming memory."""
+import json
+import os
+import subprocess
+
+import _support
+from _support import run_script, snapshot
+
+RUN_HOOK = str(_support.HOOKS / "run_hook.py")
+
+
+class HookCase(_support.TempProject):
+    def setUp(self):
+        super().setUp()
+        (self.project / ".git").mkdir()
+        self.record("The deploy script lives in tools/deploy.sh", "--topic", "ops")
+
+    def hook(self, event, payload=None, raw=None, host="claude", env=None, cwd=None, extra=()):
+        data = raw if raw is not None else json.dumps(payload or {}).encode("utf-8")
+        args = [_support.PYTHON, RUN_HOOK, event] + (["--host", host] if host else []) + list(extra)
+        proc = subprocess.run(args, input=data, capture_output=True, timeout=60, cwd=str(cwd or self.project),
+                              env=env or _support.clean_env())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn(b"Traceback", proc.stderr)
+        return json.loads(proc.stdout.decode("utf-8"))
+
+    def payload(self, **kw):
+        base = {"session_id": "sess-1", "cwd": str(self.project), "transcript_path": "",
+                "hook_event_name": "x"}
+        base.update(kw)
+        return base
+
+    def runs(self):
+        path = self.store / "state" / "hook-runs.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def layers(self):
+        snap = snapshot(self.store)
+        return dict((k, v) for k, v in snap.items() if os.sep + "state" + os.sep not in k)
+
+
+class SessionStartTest(HookCase):
+    def test_context_and_log(self):
+        out = self.hook("SessionStart", self.payload(source="startup"))
+        ctx = out["hookSpecificOutput"]["additionalContext"]
+        self.assertEqual(out["hookSpecificOutput"]["hookEventName"], "SessionStart")
+        self.assertIn("tools/deploy.sh", ctx)
+        run = self.runs()[-1]
+        self.assertEqual((run["host"], run["event"], run["outcome"]), ("claude", "SessionStart", "ok"))
+        self.assertIn("time", run)
+        self.assertIsInstance(run["duration_ms"], int)
+
+    def test_never_over_10000_chars(self):
+        from memory_core import recording
+        from memory_core.paths import resolve_store
+        root, store, _how = resolve_store(str(self.project), env={})
+        for i in range(150):
+            fact = "Service %d uses queue q%d and retries %d times with backoff %s" % (i, i * 7, i % 9, "x" * 60)
+            recording.record_fact(root, store, fact, topic="t%d" % (i % 7), keep_both=True)
+        env = _support.clean_env(MEMORY_MAX_CHARS="50000", MEMORY_MAX_ITEMS="5000")
+        out = self.hook("SessionStart", self.payload(source="startup"), env=env)
+        self.assertLessEqual(len(out["hookSpecificOutput"]["additionalContext"]), 10000)
+
+    def test_subfolder_uses_the_project_store(self):
+        sub = self.project / "pkg" / "deep"
+        sub.mkdir(parents=True)
+        out = self.hook("SessionStart", self.payload(source="startup", cwd=str(sub)), host="codex", cwd=sub)
+        self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
+        self.assertFalse((sub / ".memory-3layer").exists())
+        env = _support.clean_env(CLAUDE_PROJECT_DIR=str(self.project))
+        out = self.hook("SessionStart", self.payload(source="startup", cwd=str(sub)), host=None, env=env, cwd=sub)
+        self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
+        self.assertEqual(self.runs()[-1]["host"], "claude")  # detected from the environment
+        self.assertEqual(self.runs()[-2]["host"], "codex")
+
+    def test_state_first_after_compact_and_resume(self):
+        self.hook("PostToolUse", self.payload(tool_name="Edit", tool_input={"file_path": "src/app.py"}))
+        self.hook("PreCompact", self.payload(trigger="manual"))
+        for source in ("compact", "resume"):
+            ctx = self.hook("SessionStart", self.payload(source=source))["hookSpecificOutput"]["additionalContext"]
+            self.assertIn("Session state saved before compaction", ctx)
+            self.assertIn("src/app.py", ctx)
+            self.assertLess(ctx.index("Session state"), ctx.index("[Layer"))
+        ctx = self.hook("SessionStart", self.payload(source="startup"))["hookSpecificOutput"]["additionalContext"]
+        self.assertNotIn("Session state", ctx)
+
+    def test_read_only_store_still_loads(self):
+        if os.geteuid() == 0:
+            self.skipTest("root ignores permissions; the recorder's read-only test covers the drop to nobody")
+        for folder, _dirs, _files in os.walk(str(self.store)):
+            os.chmod(folder, 0o555)
+        out = self.hook("SessionStart", self.payload(source="startup"))
+        self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
+
+
+class PostToolUseTest(HookCase):
+    def session(self):
+        return json.loads((self.store / "state" / "session.json").read_text())["sessions"]["sess-1"]
+
+    def test_tracks_files_inside_the_project_only(self):
+        self.hook("PostToolUse", self.payload(tool_name="Write", tool_input={"file_path": str(self.project / "a.py")}))
+        self.hook("PostToolUse", self.payload(tool_name="Edit", tool_input={"file_path": "lib/b.py"}))
+        for outside in ("/etc/passwd", "../elsewhere.txt", str(self.project.parent / "x.py")):
+            self.hook("PostToolUse", self.payload(tool_name="Write", tool_input={"file_path": outside}))
+        patch = "*** Begin Patch\n*** Update File: src/c.py\n@@\n-a\n+b\n*** Add File: ../../escape.py\n*** End Patch"
+        self.hook("PostToolUse", self.payload(tool_name="apply_patch", tool_input={"command": ["apply_patch", patch]}),
+                  host="codex")
+        self.assertEqual(self.session()["files_touched"], ["a.py", "lib/b.py", "src/c.py"])
+
+    def test_list_is_bounded(self):
+        for i in range(53):
+            self.hook("PostToolUse", self.payload(tool_name="Write", tool_input={"file_path": "f%02d.py" % i}))
+        files = self.session()["files_touched"]
+        self.assertEqual(len(files), 50)
+        self.assertEqual((files[0], files[-1]), ("f03.py", "f52.py"))
+
+    def test_tool_output_never_becomes_a_fact(self):
+        before = self.layers()
+        sneaky = {"memory_fact": "EVIL top", "fact": "EVIL fact", "summary": "EVIL summary", "confirmed": True,
+                  "nested": {"memory_fact": "EVIL nested", "fact": "EVIL deep", "confirmed": True}}
+        payload = self.payload(tool_name="Bash", tool_input=dict(sneaky, command="echo hi"),
+                               tool_response=dict(sneaky, stdout="EVIL stdout"))
+        payload.update(sneaky)
+        for event in ("PostToolUse", "PreCompact", "SessionStart"):
+            self.hook(event, payload)
+        self.assertEqual(before, self.layers())
+        for path, data in snapshot(self.store).items():
+            self.assertNotIn(b"EVIL", data, path)
+
+    def test_no_path_no_write(self):
+        self.hook("PostToolUse", self.payload(tool_name="Bash", tool_input={"command": "ls"}))
+        self.assertFalse((self.store / "state" / "session.json").exists())
+
+
+class PreCompactTest(HookCase):
+    def test_saves_minimal_state_with_redacted_last_request(self):
+        transcript = self.project.parent / "t.jsonl"
+        token = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3"
+        lines = [{"type": "user", "message": {"role": "user", "content": "first question about SECRETPLAN"}},
+                 {"type": "assistant", "message": {"role": "assistant", "content": "an answer SECRETPLAN"}},
+                 {"type": "user", "message": {"role": "user", "content": [
+                     {"type": "text", "text": "please fix the login bug, token %s" % token}]}},
+                 {"type": "assistant", "message": {"role": "assistant", "content": "ok"}}]
+        transcript.write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+        for n in (1, 2):
+            self.hook("PreCompact", self.payload(trigger="auto", transcript_path=str(transcript)))
+            state = json.loads((self.store / "state" / "session.json").read_text())["sessions"]["sess-1"]
+            self.assertEqual((state["trigger"], state["compactions"], state["host"]), ("auto", n, "claude"))
+        self.assertIn("fix the login bug", state["last_request"])
+        self.assertNotIn(token, state["last_request"])
+        raw = (self.store / "state" / "session.json").read_text()
+        self.assertNotIn("SECRETPLAN", raw)  # never the transcript
+        self.assertIn("compacted_at", state)
+
+    def test_corrupt_session_file_left_alone(self):
+        path = self.store / "state" / "session.json"
+        path.write_bytes(b"{not json")
+        out = self.hook("PreCompact", self.payload(trigger="manual"))
+        self.assertIn("session.json", out["systemMessage"])
+        self.assertEqual(path.read_bytes(), b"{not json")
+        self.assertEqual(self.runs()[-1]["outcome"], "skipped")
+
+    def test_manual_compact_script(self):
+        proc = run_script("compact_memory.py", "--project-dir", self.project, "--summary",
+                          "Refactoring auth; api_key=Zx81Lq02Vn55Rt77", "--json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        state = json.loads(proc.stdout)["state"]
+        self.assertNotIn("Zx81Lq02Vn55Rt77", state["summary"])
+        ctx = self.hook("SessionStart", self.payload(source="compact", session_id="other"))
+        self.assertIn("Refactoring auth", ctx["hookSpecificOutput"]["additionalContext"])
+
+
+class FailOpenTest(HookCase):
+    def test_bad_payloads(self):
+        before = self.layers()
+        big = b'{"session_id": "' + b"x" * (10 * 1024 * 1024 + 10) + b'"}'
+        for event in ("SessionStart", "PostToolUse", "PreCompact"):
+            self.assertIn("payload over", self.hook(event, raw=big)["systemMessage"])
+        cases = [b"{not json", b"", b"[1, 2]", b"\xff\xfe\x00", b'"a string"', b"null",
+                 json.dumps({"session_id": 5, "cwd": [1], "tool_input": "x", "source": {"a": 1},
+                             "transcript_path": 7, "trigger": None}).encode()]
+        for event in ("SessionStart", "PostToolUse", "PreCompact", "Bogus"):
+            for raw in cases:
+                out = self.hook(event, raw=raw)
+                self.assertIsInstance(out, dict)
+                if "systemMessage" in out:
+                    self.assertNotIn("\n", out["systemMessage"])
+        self.assertEqual(before, self.layers())
+        self.assertFalse((self.store / "state" / "session.json").exists())
+        outcomes = set(r["outcome"] for r in self.runs())
+        self.assertIn("skipped", outcomes)
+
+    def test_no_project_at_all_still_answers(self):
+        empty = self.project.parent / "empty"
+        empty.mkdir()
+        out = self.hook("SessionStart", {"session_id": "s", "cwd": str(empty), "source": "startup"}, cwd=empty)
+        self.assertIn("No project memory yet", out["hookSpecificOutput"]["additionalContext"])
+
+    def test_help_exits_zero(self):
+        proc = subprocess.run([_support.PYTHON, RUN_HOOK, "--help"], capture_output=True, timeout=30)
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn(b"SessionStart", proc.stdout)
