@@ -10,6 +10,7 @@ from _support import run_script, snapshot
 RUN_HOOK = str(_support.HOOKS / "run_hook.py")
 
 
+
 class HookCase(_support.TempProject):
     def setUp(self):
         super().setUp()
@@ -97,8 +98,9 @@ class SessionStartTest(HookCase):
 
 
 class PostToolUseTest(HookCase):
-    def session(self):
-        return json.loads((self.store / "state" / "session.json").read_text())["sessions"]["sess-1"]
+    def touched(self):
+        from memory_core import session
+        return session.files_touched(str(self.store), "sess-1")
 
     def test_tracks_files_inside_the_project_only(self):
         self.hook("PostToolUse", self.payload(tool_name="Write", tool_input={"file_path": str(self.project / "a.py")}))
@@ -108,12 +110,15 @@ class PostToolUseTest(HookCase):
         patch = "*** Begin Patch\n*** Update File: src/c.py\n@@\n-a\n+b\n*** Add File: ../../escape.py\n*** End Patch"
         self.hook("PostToolUse", self.payload(tool_name="apply_patch", tool_input={"command": ["apply_patch", patch]}),
                   host="codex")
-        self.assertEqual(self.session()["files_touched"], ["a.py", "lib/b.py", "src/c.py"])
+        self.assertEqual(self.touched(), ["a.py", "lib/b.py", "src/c.py"])
+        self.hook("PreCompact", self.payload(trigger="manual"))
+        saved = json.loads((self.store / "state" / "session.json").read_text())["sessions"]["sess-1"]
+        self.assertEqual(saved["files_touched"], ["a.py", "lib/b.py", "src/c.py"])
 
     def test_list_is_bounded(self):
         for i in range(53):
             self.hook("PostToolUse", self.payload(tool_name="Write", tool_input={"file_path": "f%02d.py" % i}))
-        files = self.session()["files_touched"]
+        files = self.touched()
         self.assertEqual(len(files), 50)
         self.assertEqual((files[0], files[-1]), ("f03.py", "f52.py"))
 
@@ -130,9 +135,22 @@ class PostToolUseTest(HookCase):
         for path, data in snapshot(self.store).items():
             self.assertNotIn(b"EVIL", data, path)
 
+    def test_touched_log_is_bounded(self):
+        from memory_core import session
+        old, session.TOUCHED_MAX_BYTES = session.TOUCHED_MAX_BYTES, 4096
+        try:
+            for i in range(200):
+                session.note_touched(str(self.store), "sess-1", ["file_%03d.py" % i])
+        finally:
+            session.TOUCHED_MAX_BYTES = old
+        size = (self.store / "state" / "files-touched.jsonl").stat().st_size
+        self.assertLess(size, 4096 + 200)
+        self.assertEqual(self.touched()[-1], "file_199.py")
+
     def test_no_path_no_write(self):
         self.hook("PostToolUse", self.payload(tool_name="Bash", tool_input={"command": "ls"}))
         self.assertFalse((self.store / "state" / "session.json").exists())
+        self.assertFalse((self.store / "state" / "files-touched.jsonl").exists())
 
 
 class PreCompactTest(HookCase):
@@ -190,6 +208,7 @@ class FailOpenTest(HookCase):
                     self.assertNotIn("\n", out["systemMessage"])
         self.assertEqual(before, self.layers())
         self.assertFalse((self.store / "state" / "session.json").exists())
+        self.assertFalse((self.store / "state" / "files-touched.jsonl").exists())
         outcomes = set(r["outcome"] for r in self.runs())
         self.assertIn("skipped", outcomes)
 

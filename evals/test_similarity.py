@@ -78,3 +78,33 @@ class CandidatesTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FastJsonTest(unittest.TestCase):
+    """memory_core.fastjson must agree with the json module (the hooks' hot path uses it)."""
+
+    def test_round_trips_agree_with_json(self):
+        import json
+        from memory_core import fastjson
+        samples = ['{"a": [1, 2.5, -3e-7, "x\\u00e9\\n", null, true, false, {"b": {}}], "c": ""}',
+                   '  [ ]  ', '"\\ud83d\\ude00"', '{"deep": ' * 50 + "1" + "}" * 50, "12", "NaN"]
+        for text in samples:
+            self.assertEqual(repr(fastjson.loads(text)), repr(json.loads(text)), text)
+        for bad in ("", "{", '{"a": 1} x', "[1,]", "{'a': 1}", '"\\x"', '"a\nb"'):
+            with self.assertRaises(ValueError, msg=bad):
+                fastjson.loads(bad)
+        value = {"z": [1, 2.5, "é\t\"", None, True], "a": {"k": False}, "n": -7}
+        self.assertEqual(fastjson.dumps(value), json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+    if given is not None:
+        @settings(max_examples=200, deadline=None)
+        @given(value=hs.recursive(hs.none() | hs.booleans() | hs.integers() | hs.text() |
+                                  hs.floats(allow_nan=False, allow_infinity=False),
+                                  lambda children: hs.lists(children) | hs.dictionaries(hs.text(), children),
+                                  max_leaves=20))
+        def test_property_agrees_with_json(self, value):
+            import json
+            from memory_core import fastjson
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+            self.assertEqual(fastjson.dumps(value), text)
+            self.assertEqual(fastjson.loads(text), json.loads(text))

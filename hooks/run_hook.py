@@ -36,7 +36,6 @@ def main(argv=None):
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(__doc__)
         return 0
-    import json
     event, options = parse_argv(argv)
     out, store, host, outcome, reason, session_id = {}, None, options.get("host") or "unknown", "ok", None, None
     try:
@@ -65,7 +64,11 @@ def main(argv=None):
         hooks.log_run(store, host, event or "?", outcome, reason, started, session_id)
     except BaseException:
         pass
-    sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    try:
+        from memory_core.fastjson import dumps
+    except BaseException:  # the core itself failed to import: the json module still answers
+        from json import dumps
+    sys.stdout.write(dumps(out) + "\n")
     return 0
 
 

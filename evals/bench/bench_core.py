@@ -30,6 +30,7 @@ import time
 sys.dont_write_bytecode = True  # importing the core here must not leave __pycache__ in scripts/
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
+RUN_HOOK = os.path.join(REPO, "hooks", "run_hook.py")
 if SCRIPTS not in sys.path:
     sys.path.insert(0, SCRIPTS)
 
@@ -1415,6 +1416,25 @@ def _record_typical_argv(ctx):
             "--fact", ctx.new_fact()]
 
 
+def _hook_argv(event):
+    def argv(ctx):
+        return [ctx.python, RUN_HOOK, event, "--host", "claude"]
+    return argv
+
+
+def _hook_payload(event, **fields):
+    """The payload a host sends, as bytes; cwd is the project, as Codex and Claude Code send it."""
+    def payload(ctx):
+        data = {"session_id": "bench-session", "transcript_path": "", "cwd": ctx.project,
+                "hook_event_name": event}
+        data.update(fields)
+        if event == "PostToolUse":  # a new file each run: every run really records
+            ctx.hook_files = getattr(ctx, "hook_files", 0) + 1
+            data["tool_input"] = {"file_path": os.path.join(ctx.project, "src", "module_%d.py" % ctx.hook_files)}
+        return json.dumps(data).encode("utf-8")
+    return payload
+
+
 def _big_count(ctx):
     return len(mstore.read_topic(ctx.store, BIG_TOPIC)[1])
 
@@ -1463,6 +1483,15 @@ BENCHES = [
           note="record_memory.py --topic big: a new fact into the 10k-fact topic"),
     Bench("record_typical", "time", _record_typical_argv, None, prepare=warm_caches,
           note="record_memory.py into the topic closest to %d facts (pure-Python matching)" % 300),
+    Bench("hook_session_start", "time", _hook_argv("SessionStart"), 1.3, prepare=warm_caches,
+          stdin=_hook_payload("SessionStart", source="startup"),
+          note="run_hook.py SessionStart: the loader's context as hook JSON, caches current"),
+    Bench("hook_post_tool_use", "time", _hook_argv("PostToolUse"), 1.1,
+          stdin=_hook_payload("PostToolUse", tool_name="Write", tool_response={"success": True}),
+          note="run_hook.py PostToolUse: one touched file into state/session.json"),
+    Bench("hook_pre_compact", "time", _hook_argv("PreCompact"), 1.3,
+          stdin=_hook_payload("PreCompact", trigger="auto", custom_instructions=""),
+          note="run_hook.py PreCompact: the minimal session state saved"),
     Bench("load_peak_rss", "rss", _load_argv, 40.0, prepare=warm_caches,
           note="peak RSS of one load_memory.py run, caches current"),
     Bench("load_cold", "time", _load_argv, None, prepare=drop_caches,

@@ -7,11 +7,10 @@
 Nothing from tool_input or tool_response ever becomes a fact: PostToolUse reads only file paths
 from tool_input, and no handler calls the recorder.
 """
-import json
 import os
 import time
 
-from . import store as st
+from . import fastjson
 from .paths import StoreError, resolve_store, state_path
 
 EVENTS = ("SessionStart", "PostToolUse", "PreCompact")
@@ -45,7 +44,7 @@ def parse_payload(raw):
     if not raw.strip():
         return {}
     try:
-        payload = json.loads(raw.decode("utf-8"))
+        payload = fastjson.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise Skip("payload is not valid JSON")
     if not isinstance(payload, dict):
@@ -110,6 +109,7 @@ def _warm_indexes(store, patterns):
     if not os.path.isdir(store):
         return
     from . import index
+    from . import store as st
     try:
         with st.StoreLock(store, timeout=0):
             index.refresh_all(store, patterns)
@@ -175,15 +175,15 @@ def post_tool_use(root, store, host, payload):
     paths = touched_paths(root, cwd if os.path.isdir(cwd) else root, payload.get("tool_input"))
     if not paths:
         return {}
-    from .session import track_files
+    from .session import note_touched
     session_id = _session_id(payload)
     _ensure_store(store)
-    with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
-        track_files(store, session_id, host, paths, st.utc_now())
+    note_touched(store, session_id, paths)
     return {}
 
 
 def pre_compact(root, store, host, payload):
+    from . import store as st
     from .config import extra_secret_patterns, read_config
     from .session import last_user_request, save_compaction
     trigger = _text(payload, "trigger") or "unknown"
@@ -201,6 +201,7 @@ def _ensure_store(store):
     """Hooks may run before anything was recorded: start the store from the template (its
     .gitignore keeps state/ out of git)."""
     if not os.path.isdir(store):
+        from . import store as st
         with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
             st.init_store(store)
 
@@ -210,13 +211,14 @@ def log_run(store, host, event, outcome, reason, started, session_id=None):
     Never raises: a hook that cannot log still answers its host."""
     if store is None:
         return
-    record = {"time": st.iso(st.utc_now()), "host": host, "event": event, "outcome": outcome,
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": host, "event": event,
+              "outcome": outcome,
               "duration_ms": int((time.monotonic() - started) * 1000)}
     if reason:
         record["reason"] = reason
     if session_id:
         record["session_id"] = session_id[:100]
-    line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    line = (fastjson.dumps(record) + "\n").encode("utf-8")
     path = state_path(store, HOOK_RUNS_FILE)
     try:
         if not os.path.isdir(os.path.dirname(path)):
@@ -234,6 +236,7 @@ def log_run(store, host, event, outcome, reason, started, session_id=None):
 
 
 def _trim_log(store, path):
+    from . import store as st
     with st.StoreLock(store, timeout=0):
         with open(path, "rb") as fh:
             data = fh.read()

@@ -1,17 +1,22 @@
-"""Session state: the minimal recoverable state of a working session, in state/session.json.
+"""Session state: the minimal recoverable state of a working session. Runtime only (state/ is
+git-ignored).
 
-Saved before a compaction (PreCompact, or compact_memory.py by hand) and shown first by the next
-SessionStart after a compaction or resume. It holds the time, host, trigger, session id, files
-touched, the last request as one redacted line and a count of compactions: never the transcript,
-never tool output. Runtime only (state/ is git-ignored).
+  state/files-touched.jsonl  one line per PostToolUse that named files: {"session_id", "time",
+                             "files"}. Appended with one small O_APPEND write, so the hook after
+                             every tool call needs no lock and no rewrite; bounded in size.
+  state/session.json         saved before a compaction (PreCompact, or compact_memory.py by hand):
+                             time, host, trigger, session id, files touched, the last request as
+                             one redacted line, count of compactions. Never the transcript, never
+                             tool output. Shown first by the next SessionStart after a compaction
+                             or resume.
 """
-import json
 import os
 
-from . import store as st
 from .paths import state_path
 
 SESSION_FILE = "session.json"
+TOUCHED_FILE = "files-touched.jsonl"
+TOUCHED_MAX_BYTES = 128 * 1024  # past this, the older half of the log is dropped
 SESSION_SCHEMA = "memory-3layer/session@1"
 MAX_SESSIONS = 20        # most recent sessions kept
 MAX_FILES = 50           # files touched kept per session, most recent last
@@ -26,6 +31,8 @@ def session_path(store):
 
 def read_sessions(store):
     """The whole session file as a dict; an unreadable one raises CorruptFile (never rewritten)."""
+    import json
+    from . import store as st
     path = session_path(store)
     text = st.read_text(path)
     if text is None:
@@ -40,6 +47,8 @@ def read_sessions(store):
 
 
 def _write_sessions(store, data):
+    import json
+    from . import store as st
     sessions = data["sessions"]
     if len(sessions) > MAX_SESSIONS:  # keep the most recently updated
         keep = sorted(sessions, key=lambda sid: str(sessions[sid].get("updated_at", "")))[-MAX_SESSIONS:]
@@ -57,15 +66,60 @@ def _session(data, session_id, host):
     return entry
 
 
-def track_files(store, session_id, host, rel_paths, now):
-    """Add files touched to the session (under the caller's lock)."""
-    data = read_sessions(store)
-    entry = _session(data, session_id, host)
-    files = [f for f in entry.get("files_touched") or [] if isinstance(f, str) and f not in rel_paths]
-    entry["files_touched"] = (files + list(rel_paths))[-MAX_FILES:]
-    entry["updated_at"] = st.iso(now)
-    _write_sessions(store, data)
-    return entry
+def note_touched(store, session_id, rel_paths):
+    """Append the files one tool call touched. No lock: a single small O_APPEND write never
+    interleaves with another; a torn last line after a crash is skipped by the reader."""
+    from . import store as st
+    import time
+    from .fastjson import dumps
+    line = dumps({"session_id": session_id, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  "files": list(rel_paths)}) + "\n"
+    path = state_path(store, TOUCHED_FILE)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode("utf-8"))
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    if size > TOUCHED_MAX_BYTES:
+        try:
+            with st.StoreLock(store, timeout=0):
+                _trim_half(path)
+        except (OSError, st.StoreError):
+            pass  # someone else holds the lock; the next call trims
+
+
+def _trim_half(path):
+    from . import store as st
+    with open(path, "rb") as fh:
+        data = fh.read()
+    keep = data[len(data) // 2:]
+    st.atomic_write_bytes(path, keep[keep.find(b"\n") + 1:])
+
+
+def files_touched(store, session_id):
+    """Files touched in a session, oldest first, each once, at most MAX_FILES (the most recent)."""
+    import json
+    try:
+        with open(state_path(store, TOUCHED_FILE), "rb") as fh:
+            lines = fh.read().decode("utf-8", "replace").split("\n")
+    except OSError:
+        return []
+    files = []
+    for line in lines:
+        if session_id not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("session_id") == session_id:
+            for f in record.get("files") or []:
+                if isinstance(f, str):
+                    if f in files:
+                        files.remove(f)
+                    files.append(f)
+    return files[-MAX_FILES:]
 
 
 def one_line(text, limit, extra_patterns=()):
@@ -79,12 +133,16 @@ def one_line(text, limit, extra_patterns=()):
 def save_compaction(store, session_id, host, trigger, now, last_request=None, summary=None,
                     extra_patterns=()):
     """Record the state at a compaction (under the caller's lock); returns the session entry."""
+    from . import store as st
     data = read_sessions(store)
     entry = _session(data, session_id, host)
     entry["host"] = host
     entry["trigger"] = trigger
     entry["compacted_at"] = entry["updated_at"] = st.iso(now)
     entry["compactions"] = int(entry.get("compactions") or 0) + 1
+    touched = files_touched(store, session_id)
+    if touched:
+        entry["files_touched"] = touched
     if last_request:
         entry["last_request"] = one_line(last_request, MAX_REQUEST_CHARS, extra_patterns)
     if summary:
@@ -97,6 +155,7 @@ def last_user_request(transcript_path):
     """The last thing the user asked, from the tail of a host transcript (JSON lines), or None.
     Claude Code lines: {"type": "user", "message": {"role": "user", "content": ...}}; Codex lines:
     {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [...]}}."""
+    import json
     if not isinstance(transcript_path, str) or not transcript_path:
         return None
     try:
@@ -142,6 +201,7 @@ def _user_text(record):
 def preamble(store, session_id):
     """Text shown first after a compaction or resume: this session's saved state, or the most
     recently saved one when this id has none. None when nothing was saved."""
+    from . import store as st
     try:
         data = read_sessions(store)
     except st.CorruptFile:

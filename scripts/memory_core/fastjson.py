@@ -1,0 +1,89 @@
+"""JSON for the hook hot path without importing the json package.
+
+Importing json compiles several regular expressions (and imports `re` where nothing else has), a
+cost every PostToolUse hook would pay after every tool call. CPython's own C scanner and string
+encoder (module _json, the engine behind json.loads/dumps) do the same work without it. Elsewhere,
+and on interpreters without _json, the json module is used: same results.
+"""
+_WS = " \t\n\r"
+
+try:
+    import _json
+
+    class _Context(object):  # the attributes json.scanner.make_scanner reads from a JSONDecoder
+        strict = True
+        object_hook = None
+        object_pairs_hook = None
+        parse_float = float
+        parse_int = int
+        parse_constant = float
+        memo = {}
+
+    _scan = _json.make_scanner(_Context())
+    _encode_str = _json.encode_basestring
+    if _scan('{"a": [1, "\\u00e9"]}', 0) != ({"a": [1, "\u00e9"]}, 20) or _encode_str("\u00e9\n") != '"\u00e9\\n"':
+        raise ImportError("unexpected _json behaviour")
+except (ImportError, AttributeError, TypeError):
+    _scan = _encode_str = None
+
+
+def loads(text):
+    """json.loads for text; ValueError on anything that is not exactly one JSON value."""
+    if _scan is None:
+        import json
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_WS))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration:
+        raise ValueError("invalid JSON at character %d" % start)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply")
+    if text[end:].strip(_WS):
+        raise ValueError("extra data after JSON at character %d" % end)
+    return value
+
+
+def dumps(obj):
+    """json.dumps(obj, ensure_ascii=False, sort_keys=True) for dicts, lists, strings, numbers,
+    booleans and None."""
+    if _encode_str is None:
+        import json
+        return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+    out = []
+    _dump(obj, out)
+    return "".join(out)
+
+
+def _dump(obj, out):
+    if isinstance(obj, str):
+        out.append(_encode_str(obj))
+    elif obj is None:
+        out.append("null")
+    elif obj is True:
+        out.append("true")
+    elif obj is False:
+        out.append("false")
+    elif isinstance(obj, int):
+        out.append(int.__repr__(obj))
+    elif isinstance(obj, float):
+        out.append(float.__repr__(obj) if obj == obj and obj not in (float("inf"), float("-inf"))
+                   else ("NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")))
+    elif isinstance(obj, dict):
+        out.append("{")
+        for i, key in enumerate(sorted(obj)):
+            if i:
+                out.append(", ")
+            out.append(_encode_str(str(key)))
+            out.append(": ")
+            _dump(obj[key], out)
+        out.append("}")
+    elif isinstance(obj, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(obj):
+            if i:
+                out.append(", ")
+            _dump(item, out)
+        out.append("]")
+    else:
+        raise TypeError("cannot encode %r" % type(obj).__name__)
