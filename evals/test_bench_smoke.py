@@ -29,12 +29,13 @@ class BenchSmokeTest(unittest.TestCase):
     def test_json_has_every_benchmark_with_numeric_ratios(self):
         data = json.loads(self.run_bench("--json"))
         names = [r["name"] for r in data["results"]]
-        self.assertEqual(names, ["load", "record", "record_typical", "load_peak_rss", "load_cold",
-                                 "load_cold_peak_rss"])
+        self.assertEqual(names, ["load", "record", "record_typical", "hook_session_start", "hook_post_tool_use",
+                                 "hook_pre_compact", "load_peak_rss", "load_cold", "load_cold_peak_rss"])
         for result in data["results"]:
             self.assertIsInstance(result["ok"], bool)
             self.assertIn(result["kind"], ("time", "rss"))
-            if result["name"] in ("load", "record", "load_peak_rss"):
+            if result["name"] in ("load", "record", "load_peak_rss", "hook_session_start", "hook_post_tool_use",
+                                  "hook_pre_compact"):
                 self.assertTrue(_number(result["target"]), result)
             else:  # reported for information, never a miss
                 self.assertIsNone(result["target"])
