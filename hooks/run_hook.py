@@ -6,7 +6,7 @@
 EVENT is SessionStart, PostToolUse or PreCompact. Reads the host's JSON payload on stdin and
 always exits 0 with one JSON object on stdout, so a problem here never blocks the host; when it
 skips something, a one-line "systemMessage" says why. Every run is logged to
-.memory-3layer/state/hook-runs.jsonl (the evidence check_memory_3layer.py reads).
+.memory-3layer/state/hook-runs.jsonl: the evidence that hooks really run.
 """
 import os
 import sys

@@ -207,7 +207,7 @@ def _ensure_store(store):
 
 
 def log_run(store, host, event, outcome, reason, started, session_id=None):
-    """Append one line to state/hook-runs.jsonl: the runtime evidence check_memory_3layer reads.
+    """Append one line to state/hook-runs.jsonl: the runtime evidence that hooks really run.
     Never raises: a hook that cannot log still answers its host."""
     if store is None:
         return
