@@ -89,12 +89,33 @@ class SessionStartTest(HookCase):
         self.assertNotIn("Session state", ctx)
 
     def test_read_only_store_still_loads(self):
-        if os.geteuid() == 0:
-            self.skipTest("root ignores permissions; the recorder's read-only test covers the drop to nobody")
+        """Root ignores permissions, so as root the hook runs as nobody under the system Python."""
         for folder, _dirs, _files in os.walk(str(self.store)):
             os.chmod(folder, 0o555)
-        out = self.hook("SessionStart", self.payload(source="startup"))
+        args, preexec = [_support.PYTHON], None
+        if os.geteuid() == 0:
+            if not os.access("/usr/bin/python3", os.X_OK):
+                self.skipTest("running as root and no /usr/bin/python3 to run the hook as nobody")
+            folder = str(_support.REPO)
+            while folder != os.path.dirname(folder):
+                if not os.stat(folder).st_mode & 0o001:
+                    self.skipTest("the checkout under %s is not reachable by user nobody" % folder)
+                folder = os.path.dirname(folder)
+            os.chmod(str(self.project.parent), 0o755)
+            args = ["/usr/bin/python3"]
+
+            def preexec():
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+        before = snapshot(self.store)
+        proc = subprocess.run(args + [RUN_HOOK, "SessionStart", "--host", "claude"],
+                              input=json.dumps(self.payload(source="startup")).encode(), capture_output=True,
+                              cwd=str(self.project), env=_support.clean_env(), preexec_fn=preexec, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = json.loads(proc.stdout.decode())
         self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
+        self.assertEqual(before, snapshot(self.store))
 
 
 class PostToolUseTest(HookCase):
