@@ -72,7 +72,8 @@ class SessionStartTest(HookCase):
         self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
         self.assertFalse((sub / ".memory-3layer").exists())
         env = _support.clean_env(CLAUDE_PROJECT_DIR=str(self.project))
-        out = self.hook("SessionStart", self.payload(source="startup", cwd=str(sub)), host=None, env=env, cwd=sub)
+        out = self.hook("SessionStart", self.payload(source="startup", cwd=str(sub), session_id="sess-2"), host=None,
+                        env=env, cwd=sub)
         self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
         self.assertEqual(self.runs()[-1]["host"], "claude")  # detected from the environment
         self.assertEqual(self.runs()[-2]["host"], "codex")
@@ -80,13 +81,26 @@ class SessionStartTest(HookCase):
     def test_state_first_after_compact_and_resume(self):
         self.hook("PostToolUse", self.payload(tool_name="Edit", tool_input={"file_path": "src/app.py"}))
         self.hook("PreCompact", self.payload(trigger="manual"))
-        for source in ("compact", "resume"):
-            ctx = self.hook("SessionStart", self.payload(source=source))["hookSpecificOutput"]["additionalContext"]
+        for source, sid in (("compact", "sess-1"), ("resume", "sess-2")):
+            ctx = self.hook("SessionStart", self.payload(source=source, session_id=sid))
+            ctx = ctx["hookSpecificOutput"]["additionalContext"]
             self.assertIn("Session state saved before compaction", ctx)
             self.assertIn("src/app.py", ctx)
             self.assertLess(ctx.index("Session state"), ctx.index("[Layer"))
-        ctx = self.hook("SessionStart", self.payload(source="startup"))["hookSpecificOutput"]["additionalContext"]
-        self.assertNotIn("Session state", ctx)
+        ctx = self.hook("SessionStart", self.payload(source="startup", session_id="sess-3"))
+        self.assertNotIn("Session state", ctx["hookSpecificOutput"]["additionalContext"])
+
+    def test_a_repeat_within_seconds_is_not_sent_twice(self):
+        first = self.hook("SessionStart", self.payload(source="resume"))["hookSpecificOutput"]["additionalContext"]
+        again = self.hook("SessionStart", self.payload(source="compact"))["hookSpecificOutput"]["additionalContext"]
+        self.assertIn("tools/deploy.sh", first)
+        self.assertNotIn("tools/deploy.sh", again)
+        self.assertIn("not repeated", again)
+        self.hook("PreCompact", self.payload(trigger="auto"))  # a compaction in between: load again
+        after = self.hook("SessionStart", self.payload(source="compact"))["hookSpecificOutput"]["additionalContext"]
+        self.assertIn("tools/deploy.sh", after)
+        other = self.hook("SessionStart", self.payload(source="startup", session_id="another"))
+        self.assertIn("tools/deploy.sh", other["hookSpecificOutput"]["additionalContext"])
 
     def test_read_only_store_still_loads(self):
         """Root ignores permissions, so as root the hook runs as nobody under the system Python."""

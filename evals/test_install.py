@@ -127,7 +127,8 @@ class CommandTest(InstallCase):
         command = [h["command"] for g in groups for h in g["hooks"] if "memory-3layer" in h["command"]][0]
         env = _support.clean_env(**(env_extra or {}))
         env["PATH"] = os.path.dirname(_support.PYTHON) + os.pathsep + env.get("PATH", "")
-        data = json.dumps(payload or {"session_id": "s", "cwd": str(cwd), "source": "startup"}).encode()
+        import uuid
+        data = json.dumps(payload or {"session_id": uuid.uuid4().hex, "cwd": str(cwd), "source": "startup"}).encode()
         proc = subprocess.run(command, shell=True, cwd=str(cwd), input=data, capture_output=True, env=env,
                               timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)

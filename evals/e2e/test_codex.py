@@ -206,6 +206,12 @@ class CodexToolAndCompactTest(CodexProject):
         self.assertIn(self.touched_name, texts[-1])
         self.assertIn(self.marker, texts[-1])
         self.assertLess(texts[-1].index(COMPACT_PREAMBLE), texts[-1].index(self.marker))
+        # Codex fires SessionStart for resume and for compact together: the memory goes in once.
+        last = json.loads(self.api.bodies(before)[-1])
+        loaded = [fake_api.text_of(i.get("content")) for i in last.get("input") or []
+                  if isinstance(i, dict) and i.get("role") == "developer"]
+        full = [t for t in loaded if COMPACT_PREAMBLE in t]
+        self.assertEqual(len(full), 1, "the saved state and memory reached the model %d times" % len(full))
 
 
 if __name__ == "__main__":

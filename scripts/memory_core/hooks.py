@@ -83,7 +83,60 @@ def handle(event, host, payload, env, project_dir=None):
     raise Skip("unknown event %r" % event)
 
 
+REPEAT_WINDOW = 10  # seconds: a second SessionStart of one session this soon, with no compaction
+                    # between, repeats the same context (Codex fires resume and compact together)
+
+
+def _recent_start(store, session_id):
+    """Time of this session's last SessionStart when it ran within REPEAT_WINDOW seconds and no
+    PreCompact of the session came after it; else None."""
+    if not session_id:
+        return None
+    try:
+        with open(state_path(store, HOOK_RUNS_FILE), "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 16384))
+            tail = fh.read().decode("utf-8", "replace").split("\n")
+    except OSError:
+        return None
+    for line in reversed(tail):
+        if session_id not in line:
+            continue
+        try:
+            run = fastjson.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(run, dict) or run.get("session_id") != session_id:
+            continue
+        if run.get("event") == "PreCompact":
+            return None
+        if run.get("event") == "SessionStart" and run.get("outcome") == "ok":
+            when = _epoch(str(run.get("time")))
+            return run["time"] if when is not None and 0 <= time.time() - when <= REPEAT_WINDOW else None
+    return None
+
+
+def _epoch(stamp):
+    """Seconds since 1970 of a YYYY-MM-DDTHH:MM:SSZ stamp (calendar.timegm without its imports)."""
+    try:
+        y, mo, d = int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10])
+        h, mi, se = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
+    except ValueError:
+        return None
+    y -= mo <= 2  # days from civil (H. Hinnant): March-based years make leap days fall at the end
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (mo + (-3 if mo > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days * 86400 + h * 3600 + mi * 60 + se
+
+
 def session_start(root, store, host, payload, env):
+    previous = _recent_start(store, _text(payload, "session_id"))
+    if previous:
+        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext":
+                "[memory-3layer] The project memory was loaded for this session at %s (above); not repeated."
+                % previous}}
     from .config import extra_secret_patterns, load_settings, read_config
     from .loading import load_context
     config, _notes = read_config(store)
