@@ -106,7 +106,7 @@ class SessionStartTest(HookCase):
         """Root ignores permissions, so as root the hook runs as nobody under the system Python."""
         for folder, _dirs, _files in os.walk(str(self.store)):
             os.chmod(folder, 0o555)
-        args, preexec = [_support.PYTHON], None
+        args, drop_privileges = [_support.PYTHON], None
         if os.geteuid() == 0:
             if not os.access("/usr/bin/python3", os.X_OK):
                 self.skipTest("running as root and no /usr/bin/python3 to run the hook as nobody")
@@ -118,14 +118,14 @@ class SessionStartTest(HookCase):
             os.chmod(str(self.project.parent), 0o755)
             args = ["/usr/bin/python3"]
 
-            def preexec():
+            def drop_privileges():
                 os.setgroups([])
                 os.setgid(65534)
                 os.setuid(65534)
         before = snapshot(self.store)
         proc = subprocess.run(args + [RUN_HOOK, "SessionStart", "--host", "claude"],
                               input=json.dumps(self.payload(source="startup")).encode(), capture_output=True,
-                              cwd=str(self.project), env=_support.clean_env(), preexec_fn=preexec, timeout=60)
+                              cwd=str(self.project), env=_support.clean_env(), preexec_fn=drop_privileges, timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = json.loads(proc.stdout.decode())
         self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])

@@ -2,7 +2,7 @@
 import random
 import unittest
 
-import _support  # noqa: F401  (puts scripts/ on sys.path)
+import _support  # noqa: F401 (puts scripts/ on sys.path)
 from memory_core import similarity
 from memory_core.similarity import compare, near_candidates, normalize, ratio
 

@@ -30,7 +30,6 @@ import time
 sys.dont_write_bytecode = True  # importing the core here must not leave __pycache__ in scripts/
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
-RUN_HOOK = os.path.join(REPO, "hooks", "run_hook.py")
 if SCRIPTS not in sys.path:
     sys.path.insert(0, SCRIPTS)
 
@@ -1342,7 +1341,8 @@ class Context(object):
         self.facts_used = 0
 
     def script(self, name):
-        return os.path.join(SCRIPTS, name)
+        """The installed copy's script: what a project runs (and where its byte-code is cached)."""
+        return os.path.join(self.skill, "hooks" if name == "run_hook.py" else "scripts", name)
 
     def new_fact(self):
         if self.facts_used >= len(self._new_facts):
@@ -1352,12 +1352,9 @@ class Context(object):
         return fact
 
 
-def clean_env(pycache):
-    env = dict((k, v) for k, v in os.environ.items() if not k.startswith("MEMORY_") and k not in DROP_ENV)
-    # Byte-code goes to a throw-away cache: compiled once in the warm-up, as in real use, without
-    # writing __pycache__ into the repository.
-    env["PYTHONPYCACHEPREFIX"] = pycache
-    return env
+def clean_env():
+    # PYTHONDONTWRITEBYTECODE is dropped: byte-code is compiled once in the warm-up, as in real use.
+    return dict((k, v) for k, v in os.environ.items() if not k.startswith("MEMORY_") and k not in DROP_ENV)
 
 
 def run_timed(argv, ctx, stdin_data=None):
@@ -1418,14 +1415,17 @@ def _record_typical_argv(ctx):
 
 def _hook_argv(event):
     def argv(ctx):
-        return [ctx.python, RUN_HOOK, event, "--host", "claude"]
+        return [ctx.python, ctx.script("run_hook.py"), event, "--host", "claude"]
     return argv
 
 
 def _hook_payload(event, **fields):
     """The payload a host sends, as bytes; cwd is the project, as Codex and Claude Code send it."""
     def payload(ctx):
-        data = {"session_id": "bench-session", "transcript_path": "", "cwd": ctx.project,
+        ctx.hook_runs = getattr(ctx, "hook_runs", 0) + 1
+        # A new session each run: a SessionStart repeated within seconds for one session is answered
+        # with a one-line note instead of the memory, which would flatter the figure.
+        data = {"session_id": "bench-session-%d" % ctx.hook_runs, "transcript_path": "", "cwd": ctx.project,
                 "hook_event_name": event}
         data.update(fields)
         if event == "PostToolUse":  # a new file each run: every run really records
@@ -1652,7 +1652,12 @@ def main(argv=None):
         stats, new_facts = build_store(project, args.facts, args.topics, args.days, args.big_facts, args.seed,
                                        new_needed)
         build_seconds = time.perf_counter() - t0
-        ctx = Context(python, project, clean_env(os.path.join(work, "pycache")), new_facts)
+        ctx = Context(python, project, clean_env(), new_facts)
+        # Run the skill as a project has it: installed into the project (byte-code cached beside it,
+        # as in real use, in the temp project rather than the repository).
+        from memory_core import install
+        ctx.skill = os.path.join(project, install.HOSTS["claude"].skill_dir)
+        install.copy_skill(ctx.skill)
         ctx.typical_topic = stats["typical_topic"]
         baseline = [python, "-c", "pass"]
         results = []

@@ -176,7 +176,7 @@ def check_skill_target(target):
 
 
 def skill_up_to_date(target):
-    if not os.path.isfile(_marker_path(target)):
+    if not os.path.isfile(_marker_path(target)) or not os.path.isfile(os.path.join(target, ".gitignore")):
         return False
     for name in COPIED:
         src, dst = os.path.join(SOURCE_ROOT, name), os.path.join(target, name)
@@ -213,6 +213,8 @@ def copy_skill(target):
             shutil.copytree(src, os.path.join(staging, name), ignore=ignore)
         elif os.path.isfile(src):
             shutil.copy2(src, os.path.join(staging, name))
+    with open(os.path.join(staging, ".gitignore"), "w") as fh:  # the copy is committed; byte-code is not
+        fh.write("__pycache__/\n*.pyc\n")
     with open(_marker_path(staging), "w") as fh:
         json.dump({"name": SKILL_NAME, "version": __version__, "installed_by": "hooks/install_hooks.py"}, fh)
         fh.write("\n")
