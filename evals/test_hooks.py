@@ -257,3 +257,22 @@ class FailOpenTest(HookCase):
         proc = subprocess.run([_support.PYTHON, RUN_HOOK, "--help"], capture_output=True, timeout=30)
         self.assertEqual(proc.returncode, 0)
         self.assertIn(b"SessionStart", proc.stdout)
+
+
+class HookRunsLogTest(_support.TempProject):
+    def test_log_is_bounded_and_keeps_whole_lines(self):
+        import time
+        from memory_core import hooks, store
+        with store.StoreLock(str(self.store)):
+            store.init_store(str(self.store))
+        old, hooks.HOOK_RUNS_MAX_BYTES = hooks.HOOK_RUNS_MAX_BYTES, 4096
+        try:
+            for i in range(300):
+                hooks.log_run(str(self.store), "claude", "PostToolUse", "ok", None, time.monotonic(), "s%d" % i)
+        finally:
+            hooks.HOOK_RUNS_MAX_BYTES = old
+        path = self.store / "state" / "hook-runs.jsonl"
+        self.assertLessEqual(path.stat().st_size, 4096 + 200)
+        lines = path.read_text().splitlines()
+        self.assertTrue(all(json.loads(l)["event"] == "PostToolUse" for l in lines))
+        self.assertEqual(json.loads(lines[-1])["session_id"], "s299")
