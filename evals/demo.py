@@ -13,12 +13,15 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(os.path.dirname(HERE), "scripts")
+HOOKS = os.path.join(os.path.dirname(HERE), "hooks")
 
 
-def step(title, script, *args):
-    print("\n$ %s %s" % (script, " ".join(a if " " not in a else repr(a) for a in args)))
+def step(title, script, *args, stdin=None):
+    folder = HOOKS if script.endswith("_hook.py") or script.startswith("install_") else SCRIPTS
+    print("\n$ %s %s%s" % (script, " ".join(a if " " not in a else repr(a) for a in args),
+                           " < payload.json" if stdin else ""))
     print("  (%s)" % title)
-    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, script)] + list(args),
+    proc = subprocess.run([sys.executable, os.path.join(folder, script)] + list(args), input=stdin,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     for line in proc.stdout.rstrip().split("\n"):
         print("  | " + line)
@@ -58,8 +61,12 @@ def main():
              "--fact", "Money is stored as integer cents", "--topic", "billing", "--category", "decision",
              "--promote", "--confirmed"),
         step("what a new session starts with", "load_memory.py", *p),
+        step("wire Claude Code and Codex hooks into the project", "install_hooks.py", *p, "--platform", "both"),
+        step("what Claude Code's SessionStart hook hands the model (JSON, exit 0 always)", "run_hook.py",
+             "SessionStart", "--host", "claude", "--project-dir", project,
+             stdin='{"session_id": "demo", "source": "startup", "cwd": "%s"}' % project.replace("\\", "/")),
     ]
-    expected = [0, 0, 1, 0, 1, 0, 0, 0]
+    expected = [0, 0, 1, 0, 1, 0, 0, 0, 0, 0]
     print("\ndemo project: %s" % project)
     if not args.keep:
         shutil.rmtree(project, ignore_errors=True)
