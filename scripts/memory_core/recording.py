@@ -7,6 +7,7 @@ from . import index
 from . import store as st
 from .config import extra_secret_patterns, read_config
 from .paths import LAYER3_FILE, StoreError, daily_path, topic_error, topic_items_path
+from .provenance import content_hash, log_change
 from .similarity import compare, fact_id, near_candidates, normalize, rapidfuzz_installed, without_negations
 
 MAX_FACT_CHARS = 2000
@@ -216,6 +217,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         return result
 
     if new_item is not None:
+        before = dict((old["id"], content_hash(old)) for old in replaced)
         for old in replaced:
             old["status"], old["superseded_by"], old["updated_at"] = "superseded", item_id, new_item["created_at"]
         if replaced:
@@ -227,13 +229,26 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         st.append_daily(store, now, st.daily_line_text(now, topic, fact, item_id, supersedes),
                         existing=daily_text)
         result["written"].append("%s (+1 line)" % _rel(root, day_path))
+        after = dict((it["id"], content_hash(it)) for it in replaced + [new_item])
+        before[item_id] = None
+        _log(result, store, "supersede" if replaced else ("record-keep-both" if result.get("kept_both_with")
+                                                          else "record"), topic, list(after), source, before, after)
     if new_md is not None:
         st.atomic_write_bytes(memory_path, new_md.encode("utf-8"))
         result["written"].append("%s (+1 confirmed line)" % _rel(root, memory_path))
         result["promoted"] = True
+        promoted_id = item_id if existing is None else existing.get("id")
+        _log(result, store, "promote", LAYER3_FILE, [promoted_id], source,
+             {LAYER3_FILE: content_hash(memory_md)}, {LAYER3_FILE: content_hash(new_md)})
     if result["written"]:
         _mark_clean(store, extra, day_path)
     return result
+
+
+def _log(result, store, operation, topic, ids, source, before, after):
+    problem = log_change(store, operation, topic, ids, source, before, after)
+    if problem:
+        result["notes"].append(problem)
 
 
 def _mark_clean(store, extra, day_path):
@@ -295,6 +310,8 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     day = now.strftime("%Y-%m-%d")
     st.append_daily(store, now, st.daily_line_text(now, topic, new_item["fact"], new_item["id"]),
                     existing=daily_text)
+    _log(result, store, "record", topic, [new_item["id"]], new_item["source"], {new_item["id"]: None},
+         {new_item["id"]: content_hash(new_item)})
     result["read"].append("%s (%s, via its index)" % (_rel(root, items_path), _count(len(rows.norms), "item")))
     result["written"].append("%s (+1 item, %d in all)" % (_rel(root, items_path), len(rows.norms) + 1))
     result["written"].append("%s (+1 line)" % _rel(root, daily_path(store, day)))

@@ -1,0 +1,63 @@
+"""Provenance: one event per change to Layer 1 or Layer 3, in state/changelog.jsonl.
+
+Each event says when, what operation, which topic and ids, from what source, and hashes of the
+content before and after: never the text itself, so the log can be kept without re-leaking what
+a fact said. `review_memory.py --history ID` reads it to tell how a fact came to be. A change that
+cannot be logged still happens; the caller reports that the log was not written.
+"""
+import os
+
+from .paths import state_path
+
+CHANGELOG_FILE = "changelog.jsonl"
+
+
+def content_hash(value):
+    """Short, stable hash of an item (canonical JSON) or a text; None for nothing."""
+    if value is None:
+        return None
+    import json
+    from .similarity import sha256
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return "sha256:" + sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def log_change(store, operation, topic, ids, source, before=None, after=None):
+    """Append one event; returns None, or the reason it could not be written (one line).
+    before/after: {id: hash or None}."""
+    from . import store as st
+    from .fastjson import dumps
+    event = {"time": st.iso(st.utc_now()), "op": operation, "topic": topic, "ids": list(ids),
+             "source": source, "before": before or {}, "after": after or {}}
+    try:
+        path = state_path(store, CHANGELOG_FILE)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (dumps(event) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return "changelog not written (%s): the change itself was made" % (exc.strerror or exc)
+    return None
+
+
+def history(store, item_id):
+    """Every logged event that names item_id, oldest first."""
+    from .fastjson import loads
+    try:
+        with open(state_path(store, CHANGELOG_FILE), "rb") as fh:
+            lines = fh.read().decode("utf-8", "replace").split("\n")
+    except OSError:
+        return []
+    events = []
+    for line in lines:
+        if item_id not in line:
+            continue
+        try:
+            event = loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and item_id in (event.get("ids") or []):
+            events.append(event)
+    return events
