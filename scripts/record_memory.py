@@ -36,6 +36,9 @@ def build_parser():
     p.add_argument("--supersedes", action="append", default=[], metavar="ID",
                    help="the new fact replaces this item (kept, marked superseded); repeatable")
     p.add_argument("--keep-both", action="store_true", help="record although it conflicts with an active fact")
+    p.add_argument("--anchor", action="append", default=[], metavar="PATH",
+                   help="a file the fact is about (repeatable): its content hash is stored, and the fact "
+                        "shows as [stale?] once the file changes or goes")
     p.add_argument("--promote", action="store_true", help="also add it to Layer 3 (MEMORY.md); needs --confirmed")
     p.add_argument("--confirmed", action="store_true", help="a person confirmed this fact for Layer 3")
     p.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
@@ -53,7 +56,7 @@ def main():
     result = record_fact(root, store, fact, topic=args.topic, category=args.category, source=args.source,
                          inferred=args.inferred, redact=args.redact, promote=args.promote,
                          confirmed=args.confirmed, keep_both=args.keep_both, supersedes=args.supersedes,
-                         dry_run=args.dry_run)
+                         anchors=[cli.check_utf8_arg(a, "--anchor") for a in args.anchor], dry_run=args.dry_run)
     result["ok"] = True
     result["next"] = cli.command_hint("load_memory.py", "--project-dir", root) + "   # what a new session sees"
     if args.json:

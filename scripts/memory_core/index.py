@@ -22,7 +22,8 @@ TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
 NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
-NEWEST_HEADER = "memory-3layer layer1-newest v1"
+NEWEST_HEADER = "memory-3layer layer1-newest v2"
+TOPIC_ENTRY_VERSION = 2  # rows: [stamp, id, fact, inferred, anchors]
 CLEAN_INDEX = os.path.join(CACHE_DIR, "clean.tsv")
 CLEAN_HEADER = "memory-3layer clean v1"
 _ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"))
@@ -40,12 +41,16 @@ def _stamp(item):
     return str(item.get("updated_at") or item.get("created_at") or "")
 
 
+def _row(item):
+    anchors = item.get("anchors") if isinstance(item.get("anchors"), list) else []
+    return [_stamp(item), str(item.get("id") or ""), item["fact"], bool(item.get("inferred")), anchors]
+
+
 def newest_rows(items, depth=LOAD_DEPTH):
-    """(active count, newest active rows [stamp, id, fact, inferred], newest first)."""
+    """(active count, newest active rows [stamp, id, fact, inferred, anchors], newest first)."""
     import heapq
     active = [it for it in items if it.get("status", "active") == "active"]
-    rows = heapq.nlargest(depth, ([_stamp(it), str(it.get("id") or ""), it["fact"], bool(it.get("inferred"))]
-                                  for it in active))
+    rows = heapq.nlargest(depth, (_row(it) for it in active), key=lambda r: (r[0], r[1]))
     return len(active), rows
 
 
@@ -86,7 +91,8 @@ def read_topic_entry(store, topic, sig, max_items):
         entry = json.loads(text) if text else None
     except ValueError:
         return None
-    if not isinstance(entry, dict) or sig is None or entry.get("sig") != sig:
+    if not isinstance(entry, dict) or sig is None or entry.get("sig") != sig \
+            or entry.get("v") != TOPIC_ENTRY_VERSION:
         return None
     if max_items > LOAD_DEPTH and entry.get("active", 0) > LOAD_DEPTH:
         return None
@@ -95,6 +101,7 @@ def read_topic_entry(store, topic, sig, max_items):
 
 def _write_topic_entry(store, topic, entry):
     import json
+    entry["v"] = TOPIC_ENTRY_VERSION
     _write_cache(store, _topic_rel(topic), json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
 
@@ -125,8 +132,10 @@ def _unescape(text):
 def _write_newest(store, sigs, active, deep, rows):
     lines = ["%s\t%d\t%d" % (NEWEST_HEADER, active, 1 if deep else 0)]
     lines.extend("S\t%s\t%d\t%d\t%d" % (topic, sig[0], sig[1], sig[2]) for topic, sig in sorted(sigs.items()))
-    lines.extend("R\t%s\t%s\t%s\t%d\t%s" % (stamp, _escape(item_id), topic, 1 if inferred else 0, _escape(fact))
-                 for stamp, item_id, fact, inferred, topic in rows)
+    from .fastjson import dumps
+    lines.extend("R\t%s\t%s\t%s\t%d\t%s\t%s" % (stamp, _escape(item_id), topic, 1 if inferred else 0,
+                                              _escape(dumps(anchors)) if anchors else "", _escape(fact))
+                 for stamp, item_id, fact, inferred, anchors, topic in rows)
     _write_cache(store, NEWEST_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
@@ -141,8 +150,11 @@ def _read_newest(store):
         sigs, rows = {}, []
         for line in lines[1:]:
             if line.startswith("R\t"):
-                _r, stamp, item_id, topic, inferred, fact = line.split("\t", 5)
-                rows.append([stamp, _unescape(item_id), _unescape(fact), inferred == "1", topic])
+                _r, stamp, item_id, topic, inferred, anchors, fact = line.split("\t", 6)
+                if anchors:
+                    from .fastjson import loads
+                    anchors = loads(_unescape(anchors))
+                rows.append([stamp, _unescape(item_id), _unescape(fact), inferred == "1", anchors or [], topic])
             elif line.startswith("S\t"):
                 _s, topic, size, mtime, ino = line.split("\t")
                 sigs[topic] = [int(size), int(mtime), int(ino)]
@@ -152,7 +164,7 @@ def _read_newest(store):
 
 
 def read_newest(store, current_sigs, max_items):
-    """(active count, rows [stamp, id, fact, inferred, topic] newest first) across all topics when
+    """(active count, rows [stamp, id, fact, inferred, anchors, topic] newest first) across all topics when
     the merged index matches every topic file exactly; else None."""
     found = _read_newest(store)
     if found is None:
@@ -178,7 +190,7 @@ def rebuild_newest(store):
         active += int(entry.get("active", 0))
         deep = deep and int(entry.get("active", 0)) <= LOAD_DEPTH
         lists.append([r + [topic] for r in entry.get("rows", [])])
-    merged = heapq.merge(*lists, reverse=True)
+    merged = heapq.merge(*lists, key=lambda r: (r[0], r[1]), reverse=True)
     _write_newest(store, sigs, active, deep, [r for _n, r in zip(range(LOAD_DEPTH), merged)])
 
 
@@ -365,11 +377,11 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
 def add_newest(store, topic, old_sig, new_sig, item):
     """After a fast append: put the new item at the head of the topic's entry and of the merged
     rows, where those were current; a stale one stays stale (loading then parses)."""
-    row = [_stamp(item), item["id"], item["fact"], bool(item.get("inferred"))]
+    row = _row(item)
     entry = read_topic_entry(store, topic, old_sig, 0)
     if entry is None:
         return
-    entry["rows"] = sorted([row] + entry.get("rows", []), reverse=True)[:LOAD_DEPTH]
+    entry["rows"] = sorted([row] + entry.get("rows", []), key=lambda r: (r[0], r[1]), reverse=True)[:LOAD_DEPTH]
     entry["active"] = entry.get("active", 0) + 1
     entry["sig"] = new_sig
     _write_topic_entry(store, topic, entry)
@@ -378,7 +390,7 @@ def add_newest(store, topic, old_sig, new_sig, item):
         return
     sigs, active, deep, rows = found
     sigs[topic] = new_sig
-    rows = sorted([row + [topic]] + rows, reverse=True)[:LOAD_DEPTH]
+    rows = sorted([row + [topic]] + rows, key=lambda r: (r[0], r[1]), reverse=True)[:LOAD_DEPTH]
     _write_newest(store, sigs, active + 1, deep and entry["active"] <= LOAD_DEPTH, rows)
 
 

@@ -74,7 +74,8 @@ def _layer2_entries(store, days, skipped, marks):
     return entries, len(names), len(chosen)
 
 
-def _layer1_entries(store, topics, max_items, skipped, notes, marks):
+def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
+    root = root or os.path.dirname(store)
     available = st.list_topics(store)
     if topics:
         unknown = [t for t in topics if t not in available]
@@ -87,8 +88,8 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks):
                                                    max_items)
     if merged is not None:  # no topic file changed since its last writer indexed it
         active_total, rows = merged
-        entries = _fact_entries([(r[0], r[1], r[4], {"id": r[1], "fact": r[2], "inferred": r[3]})
-                                 for r in rows[:max_items]], max_items)
+        entries = _fact_entries([(r[0], r[1], r[5], {"id": r[1], "fact": r[2], "inferred": r[3], "anchors": r[4]})
+                                 for r in rows[:max_items]], max_items, root)
         if index.is_clean(marks, store, index.NEWEST_INDEX):
             for entry in entries:
                 entry.clean = True
@@ -99,8 +100,8 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks):
         entry = index.read_topic_entry(store, topic, index.signature(path), max_items)
         if entry is not None:  # the file is unchanged since its last writer indexed it
             active_total += entry["active"]
-            facts.extend((stamp, item_id, topic, {"id": item_id, "fact": fact, "inferred": inferred})
-                         for stamp, item_id, fact, inferred in entry["rows"])
+            facts.extend((r[0], r[1], topic, {"id": r[1], "fact": r[2], "inferred": r[3], "anchors": r[4]})
+                         for r in entry["rows"])
             continue
         try:
             _doc, items = st.parse_items(st.read_text(path) or "[]", rel)
@@ -114,15 +115,20 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks):
         facts.extend(heapq.nlargest(max_items, active, key=lambda f: (f[0], f[1])))
         del items, active
     facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
-    return _fact_entries(facts, max_items), active_total, len(available), bool(topics) or not available
+    return _fact_entries(facts, max_items, root), active_total, len(available), bool(topics) or not available
 
 
-def _fact_entries(facts, max_items):
-    """Entries for the newest facts; facts: (stamp, id, topic, item) sorted newest first."""
+def _fact_entries(facts, max_items, root):
+    """Entries for the newest facts; facts: (stamp, id, topic, item) sorted newest first. A fact
+    anchored to a file that changed or disappeared is marked [stale?] instead of shown as truth."""
     entries = []
     for rank, (_stamp, item_id, topic, item) in enumerate(facts[:max_items]):
         label = item_id if item_id.startswith(topic + "-") else "%s:%s" % (topic, item_id or "?")
         flag = " (inferred)" if item.get("inferred") else ""
+        if item.get("anchors"):
+            from .anchors import stale_anchors
+            if stale_anchors(root, item["anchors"]):
+                flag += " [stale?]"
         entries.append(Entry(_clip("- [%s]%s %s" % (label, flag, item["fact"])), None, rank,
                              TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic))
     return entries
@@ -197,7 +203,7 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], skipped, marks)
     layers.append(l2)
     l1, active_total, topic_count, indexed = _layer1_entries(store, settings.get("topics"), settings["max_items"],
-                                                             skipped, report["notes"], marks)
+                                                             skipped, report["notes"], marks, root)
     layers.append(l1)
     # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
     # maintained store needs (the SessionStart hook then refreshes them).

@@ -71,7 +71,8 @@ def _rel(root, path):
 
 
 def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source="user", inferred=False,
-                redact=False, promote=False, confirmed=False, keep_both=False, supersedes=(), dry_run=False):
+                redact=False, promote=False, confirmed=False, keep_both=False, supersedes=(), anchors=(),
+                dry_run=False):
     """Record one fact. Returns the action summary dict; raises StoreError / Refusal."""
     fact = validate_text(fact)
     source = validate_options(topic, category, source)
@@ -93,12 +94,16 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
     result["notes"].extend(notes)
     fact, source = _screen_secrets(fact, source, redact, config, result)
     extra = extra_secret_patterns(config)
+    if anchors:
+        from .anchors import make_anchors
+        anchors = make_anchors(root, store, anchors)
+        result["anchors"] = anchors
     item_id = fact_id(topic, fact)
     result["id"] = item_id
 
     if dry_run:
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
-                               keep_both, supersedes, result, extra, write=False)
+                               keep_both, supersedes, result, extra, anchors, write=False)
     if not os.path.isdir(store):
         _check_creatable(root, store)
     with st.StoreLock(store):
@@ -107,7 +112,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
             result["written"].extend(_rel(root, os.path.join(store, c)) for c in created)
             result["notes"].append("created a new store from the template")
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
-                               keep_both, supersedes, result, extra, write=True)
+                               keep_both, supersedes, result, extra, anchors, write=True)
 
 
 def _check_creatable(root, store):
@@ -145,7 +150,7 @@ def _screen_secrets(fact, source, redact, config, result):
 
 
 def _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote, keep_both,
-                    supersedes, result, extra, write):
+                    supersedes, result, extra, anchors, write):
     now = st.utc_now()
     items_path = topic_items_path(store, topic)
     day_path = daily_path(store, now.strftime("%Y-%m-%d"))
@@ -153,7 +158,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     memory_path = os.path.join(store, LAYER3_FILE)
     memory_md = st.read_text(memory_path) if promote else None
     if write and not supersedes and not promote:
-        new_item = _new_item(item_id, fact, category, source, inferred, now, ())
+        new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)
         if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
             _mark_clean(store, extra, day_path)
             return result
@@ -193,7 +198,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
                               "are true, record with --keep-both" % first.get("id"),
                           conflict_with=[{"id": c.get("id"), "fact": c["fact"]} for c in conflicts])
         else:
-            new_item = _new_item(item_id, fact, category, source, inferred, now, supersedes)
+            new_item = _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors)
             if conflicts:
                 result["kept_both_with"] = [c.get("id") for c in conflicts]
             result["status"] = "recorded"
@@ -259,11 +264,14 @@ def _mark_clean(store, extra, day_path):
         pass
 
 
-def _new_item(item_id, fact, category, source, inferred, now, supersedes):
+def _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors=()):
     stamp = st.iso(now)
-    return {"id": item_id, "fact": fact, "status": "active", "category": category, "source": source,
+    item = {"id": item_id, "fact": fact, "status": "active", "category": category, "source": source,
             "inferred": bool(inferred), "created_at": stamp, "updated_at": stamp, "superseded_by": None,
             "supersedes": list(supersedes), "tags": []}
+    if anchors:
+        item["anchors"] = list(anchors)
+    return item
 
 
 def _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
