@@ -57,13 +57,22 @@ def fact_id(topic, text):
     return "%s-%s" % (topic, digest[:12])
 
 
+_UNITS = frozenset("ms s sec secs m min mins h hr hrs d kb mb gb tb px em rem pt k x rps qps".split())
+
+
 def content_tokens(norm):
-    """The words that carry meaning, lightly stemmed, for telling a duplicate from a conflict."""
+    """The words that carry meaning, lightly stemmed, for telling a duplicate from a conflict. A
+    number and its unit count as one value ("700 ms" is "700ms")."""
+    words = norm.split()
     out = set()
-    for word in norm.split():
+    for i, word in enumerate(words):
         if word in _STOPWORDS:
             continue
-        if len(word) > 3 and word.endswith("s") and not _VALUE_RE.search(word):
+        if word in _UNITS and i and words[i - 1].replace(".", "", 1).isdigit():
+            continue  # joined to the number before it
+        if word.replace(".", "", 1).isdigit() and i + 1 < len(words) and words[i + 1] in _UNITS:
+            word += words[i + 1]
+        elif len(word) > 3 and word.endswith("s") and not _VALUE_RE.search(word):
             word = word[:-1]
         out.add(word)
     return out

@@ -1,0 +1,211 @@
+"""Review: what in the store may be duplicated, contradicted, stale or broken, each with its
+evidence and a proposed action. Reading writes nothing; applying named proposals is one locked step
+that never deletes (supersede, or flag needs_review).
+
+Near-duplicate search is blocked, not quadratic: every fact gets a few blocking keys, its rarest
+"shape" words (numbers masked, so "500ms" and "900ms" land in one block), and only facts sharing a
+key are compared. Tokens common to more than MAX_BLOCK facts are never keys.
+"""
+import os
+
+from . import store as st
+from .paths import LAYER3_FILE, topic_items_path
+from .similarity import compare, normalize, ratio
+
+KEYS_PER_FACT = 3
+MAX_BLOCK = 400          # a word shared by more facts than this says nothing about duplication
+DEFAULT_STALE_DAYS = 180
+_STOP = frozenset("a an the this that these those is are was were be been it its of to in on for and or "
+                  "with by at as our we use uses used not no never always".split())
+
+
+def _shape_tokens(norm):
+    out = set()
+    for word in norm.split():
+        if word in _STOP:
+            continue
+        out.add("#" if any(c.isdigit() for c in word) else word)
+    out.discard("#")
+    return out
+
+
+def _proposal_id(kind, ids):
+    from .similarity import sha256
+    return "P-" + sha256(("%s|%s" % (kind, "|".join(sorted(ids)))).encode("utf-8")).hexdigest()[:10]
+
+
+def collect(store, topics=None):
+    """(facts, problems): every readable item as dicts with topic, and the files that did not read."""
+    facts, problems = [], []
+    for topic in st.list_topics(store):
+        if topics and topic not in topics:
+            continue
+        path = topic_items_path(store, topic)
+        rel = os.path.relpath(path, store)
+        try:
+            doc, items = st.read_topic(store, topic)
+        except st.CorruptFile as exc:
+            problems.append({"kind": "corrupt", "path": rel, "evidence": exc.reason,
+                             "action": "fix or restore the file by hand; memory-3layer leaves it as it is"})
+            continue
+        if doc.get("schema") is None:
+            problems.append({"kind": "schema", "path": rel, "evidence": "no schema field (legacy layout)",
+                             "action": "the next write to this topic adds it"})
+        seen = set()
+        for item in items:
+            item_id = item.get("id")
+            if not isinstance(item_id, str) or not item_id:
+                problems.append({"kind": "schema", "path": rel, "evidence": "an item without an id",
+                                 "action": "give it an id by hand, or re-record the fact"})
+                continue
+            if item_id in seen:
+                problems.append({"kind": "schema", "path": rel, "evidence": "id %s appears twice" % item_id,
+                                 "action": "remove one copy by hand"})
+            seen.add(item_id)
+            facts.append(dict(item, _topic=topic))
+    ids = set(f["id"] for f in facts)
+    for fact in facts:
+        target = fact.get("superseded_by")
+        if target and target not in ids:
+            problems.append({"kind": "schema", "path": fact["_topic"], "ids": [fact["id"]],
+                             "evidence": "superseded_by %s, which does not exist" % target,
+                             "action": "point superseded_by at the replacing item"})
+    return facts, problems
+
+
+def candidate_pairs(active):
+    """Pairs (i, j) of facts sharing a blocking key: subquadratic in the number of facts."""
+    shapes = [_shape_tokens(f["_norm"]) for f in active]
+    df = {}
+    for tokens in shapes:
+        for token in tokens:
+            df[token] = df.get(token, 0) + 1
+    blocks = {}
+    for index, tokens in enumerate(shapes):
+        usable = sorted((df[t], t) for t in tokens if df[t] <= MAX_BLOCK)
+        for _count, token in usable[:KEYS_PER_FACT]:
+            blocks.setdefault(token, []).append(index)
+        blocks.setdefault(("exact", active[index]["_norm"]), []).append(index)
+    pairs = set()
+    for members in blocks.values():
+        if len(members) < 2:
+            continue
+        for a_pos, a in enumerate(members):
+            for b in members[a_pos + 1:]:
+                pairs.add((a, b) if a < b else (b, a))
+    return pairs
+
+
+def find_pairs(active):
+    """Duplicate and conflict findings among active facts."""
+    found = []
+    for a, b in sorted(candidate_pairs(active)):
+        fa, fb = active[a], active[b]
+        verdict = compare(fa["_norm"], fb["_norm"])
+        if verdict is None:
+            continue
+        older, newer = sorted((fa, fb), key=lambda f: (str(f.get("created_at") or ""), f["id"]))
+        same_topic = fa["_topic"] == fb["_topic"]
+        found.append({
+            "kind": "duplicate" if verdict == "duplicate" else "conflict",
+            "ids": [older["id"], newer["id"]],
+            "evidence": "%s %.0f%% alike%s: %r / %r" % (
+                "same fact," if verdict == "duplicate" else "same subject, different value,",
+                ratio(fa["_norm"], fb["_norm"]), "" if same_topic else " (topics %s, %s)" % (older["_topic"], newer["_topic"]),
+                older["fact"], newer["fact"]),
+            "action": {"op": "supersede", "old": older["id"], "new": newer["id"],
+                       "why": "the newer one replaces the older" if verdict == "conflict"
+                       else "keep one copy; the older is kept as superseded"},
+        })
+    return found
+
+
+def find_stale(root, store, active, stale_days, now_epoch):
+    from .anchors import stale_anchors
+    memory_md = ""
+    try:
+        memory_md = st.read_text(os.path.join(store, LAYER3_FILE)) or ""
+    except st.CorruptFile:
+        pass
+    found = []
+    for fact in active:
+        changed = stale_anchors(root, fact.get("anchors"))
+        if changed:
+            found.append({"kind": "stale-anchor", "ids": [fact["id"]],
+                          "evidence": "anchored file %s" % ", ".join("%s %s" % (p, s) for p, s in changed),
+                          "action": {"op": "needs_review", "id": fact["id"],
+                                     "why": "the code it describes changed; check the fact, then supersede it"}})
+            continue
+        created = _epoch(str(fact.get("created_at") or ""))
+        confirmed = ("<!-- id: %s " % fact["id"]) in memory_md
+        if created is not None and not confirmed and now_epoch - created > stale_days * 86400:
+            found.append({"kind": "stale-age", "ids": [fact["id"]],
+                          "evidence": "recorded %s, %d days ago, never confirmed%s" % (
+                              fact.get("created_at"), (now_epoch - created) // 86400,
+                              " (inferred)" if fact.get("inferred") else ""),
+                          "action": {"op": "needs_review", "id": fact["id"],
+                                     "why": "confirm it (promote) or supersede it"}})
+    return found
+
+
+def _epoch(stamp):
+    from .hooks import _epoch as parse
+    return parse(stamp) if len(stamp) >= 19 else None
+
+
+def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False):
+    import time
+    facts, problems = collect(store, topics)
+    active = [f for f in facts if f.get("status", "active") == "active" and not f.get("needs_review")]
+    for fact in active:
+        fact["_norm"] = normalize(fact["fact"])
+    findings = find_pairs(active) + find_stale(root, store, active, stale_days, int(time.time()))
+    for finding in findings:
+        finding["proposal"] = _proposal_id(finding["kind"], finding["ids"])
+    report = {"facts": len(facts), "active": sum(1 for f in facts if f.get("status", "active") == "active"),
+              "superseded": sum(1 for f in facts if f.get("status") == "superseded"),
+              "needs_review": [f["id"] for f in facts if f.get("needs_review")],
+              "findings": findings, "problems": problems}
+    if include_superseded:
+        report["superseded_items"] = [{"id": f["id"], "fact": f["fact"], "superseded_by": f.get("superseded_by"),
+                                       "topic": f["_topic"]} for f in facts if f.get("status") == "superseded"]
+    return report
+
+
+def apply_proposals(root, store, proposal_ids, source="review"):
+    """Apply the named proposals of a fresh review in one locked step; returns what changed."""
+    from .provenance import content_hash, log_change
+    with st.StoreLock(store):
+        report = run_review(root, store)
+        by_id = dict((f["proposal"], f) for f in report["findings"])
+        missing = [p for p in proposal_ids if p not in by_id]
+        if missing:
+            raise st.StoreError("no such proposal in the current review: %s; nothing was changed" % ", ".join(missing),
+                                fix="run review_memory.py again and use the ids it prints", exit_code=1)
+        changes = {}  # topic -> {id: (field updates)}
+        for pid in proposal_ids:
+            action = by_id[pid]["action"]
+            if action["op"] == "supersede":
+                changes.setdefault(action["old"], {}).update(
+                    {"status": "superseded", "superseded_by": action["new"]})
+            else:
+                changes.setdefault(action["id"], {}).update({"needs_review": action["why"]})
+        stamp = st.iso(st.utc_now())
+        applied = []
+        for topic in st.list_topics(store):
+            doc, items = st.read_topic(store, topic)
+            touched = [it for it in items if it.get("id") in changes]
+            if not touched:
+                continue
+            before = dict((it["id"], content_hash(it)) for it in touched)
+            for item in touched:
+                item.update(changes[item["id"]])
+                item["updated_at"] = stamp
+            path = st.write_topic(store, topic, doc, items)
+            from . import index
+            index.refresh_topic(store, topic, path, doc, items)
+            after = dict((it["id"], content_hash(it)) for it in touched)
+            for item in touched:
+                applied.append("%s: %s" % (item["id"], ", ".join("%s=%s" % kv for kv in sorted(changes[item["id"]].items()))))
+            log_change(store, "review-apply", topic, sorted(before), source, before, after)
+        return applied
