@@ -184,7 +184,7 @@ class CleanMarksTest(_support.TempProject):
 
     def test_new_user_pattern_voids_marks(self):
         recording.record_fact(self.root, self.store_dir, "Ticket TKT-ABCDEFGHJKLMNPQRSTUVWXYZ12 tracks it",
-                              topic="docs")
+                              topic="docs", force_surface=True)
         with open(os.path.join(self.store_dir, "config.yaml"), "w") as fh:
             fh.write('{"secrets": {"extra_patterns": [{"kind": "ticket", "regex": "TKT-[A-Z0-9]{24}"}]}}')
         from memory_core.config import extra_secret_patterns, read_config

@@ -293,3 +293,30 @@ class BadInputTest(_support.TempProject):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ClassificationOnRecordTest(_support.TempProject):
+    def test_not_lasting_facts_refused_with_where_they_belong(self):
+        cases = {"TODO: add retries to the uploader": "todo", "可能是连接池太小导致超时": "speculation",
+                 "The integration tests are running right now": "ephemeral",
+                 "To release: 1. bump the version 2. run make dist 3. upload with twine": "procedure"}
+        for fact, surface in cases.items():
+            code, out = self.record(fact)
+            self.assertEqual(code, 1, (fact, out))
+            self.assertEqual(out["classification"]["surface"], surface, fact)
+            self.assertIn("--force-surface", out["fix"])
+        self.assertFalse(self.store.exists())
+
+    def test_force_surface_and_inferred_speculation(self):
+        code, out = self.record("TODO: add retries to the uploader", "--force-surface")
+        self.assertEqual((code, out["status"]), (0, "recorded"))
+        code, out = self.record("The slowdown is probably caused by the cache warmup", "--inferred")
+        self.assertEqual((code, out["status"]), (0, "recorded"))
+
+    def test_category_from_the_classifier_unless_given(self):
+        _c, out = self.record("We decided to drop Python 3.7 support", "--topic", "compat")
+        item = json.loads((self.store / "areas/topics/compat/items.json").read_text())["items"][0]
+        self.assertEqual((out["classification"]["surface"], item["category"]), ("decision", "decision"))
+        self.record("Prefer small pull requests over big ones", "--topic", "style", "--category", "fact")
+        item = json.loads((self.store / "areas/topics/style/items.json").read_text())["items"][0]
+        self.assertEqual(item["category"], "fact")

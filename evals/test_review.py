@@ -66,7 +66,7 @@ class ReviewTest(_support.TempProject):
 
     def test_stale_by_age_and_corrupt_files(self):
         env = _support.clean_env(MEMORY_3LAYER_NOW="2020-01-01T00:00:00Z")
-        run_json("record_memory.py", "--project-dir", self.project, "--fact", "An old unconfirmed belief",
+        run_json("record_memory.py", "--project-dir", self.project, "--fact", "The legacy importer reads CSV files",
                  "--topic", "old", env=env)
         (self.store / "areas/topics/broken").mkdir()
         (self.store / "areas/topics/broken/items.json").write_text("{oops")

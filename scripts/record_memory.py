@@ -29,7 +29,11 @@ def build_parser():
     p.add_argument("--fact", required=True, help="the fact, at most %d characters; '-' reads it from "
                                                  "standard input" % MAX_FACT_CHARS)
     p.add_argument("--topic", default=DEFAULT_TOPIC, help="Layer 1 topic: a-z, 0-9, '-' (default %(default)s)")
-    p.add_argument("--category", default="fact", choices=CATEGORIES, help="kind of fact (default %(default)s)")
+    p.add_argument("--category", choices=CATEGORIES,
+                   help="kind of fact (default: what classify_memory.py says, else fact)")
+    p.add_argument("--force-surface", action="store_true",
+                   help="record it although the classifier reads a todo, procedure, ephemeral status or "
+                        "speculation (which are refused by default)")
     p.add_argument("--source", default="user", help="where it comes from: user, file:<path>, ... (default %(default)s)")
     p.add_argument("--inferred", action="store_true", help="the agent inferred it; nobody confirmed it")
     p.add_argument("--redact", action="store_true", help="store a masked text instead of refusing a secret")
@@ -56,7 +60,8 @@ def main():
     result = record_fact(root, store, fact, topic=args.topic, category=args.category, source=args.source,
                          inferred=args.inferred, redact=args.redact, promote=args.promote,
                          confirmed=args.confirmed, keep_both=args.keep_both, supersedes=args.supersedes,
-                         anchors=[cli.check_utf8_arg(a, "--anchor") for a in args.anchor], dry_run=args.dry_run)
+                         anchors=[cli.check_utf8_arg(a, "--anchor") for a in args.anchor],
+                         force_surface=args.force_surface, dry_run=args.dry_run)
     result["ok"] = True
     result["next"] = cli.command_hint("load_memory.py", "--project-dir", root) + "   # what a new session sees"
     if args.json:

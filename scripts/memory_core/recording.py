@@ -54,7 +54,7 @@ def validate_options(topic, category, source):
     problem = topic_error(topic)
     if problem:
         raise StoreError("bad topic: " + problem, fix="use 1-64 characters of a-z, 0-9 and '-', e.g. --topic workflow")
-    if category not in CATEGORIES:
+    if category is not None and category not in CATEGORIES:
         raise StoreError("unknown category %r" % category, fix="use one of: " + ", ".join(CATEGORIES))
     source = validate_text(source, "source", MAX_SOURCE_CHARS)
     if "\n" in source:
@@ -70,9 +70,9 @@ def _rel(root, path):
     return os.path.relpath(path, root)
 
 
-def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source="user", inferred=False,
+def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="user", inferred=False,
                 redact=False, promote=False, confirmed=False, keep_both=False, supersedes=(), anchors=(),
-                dry_run=False):
+                force_surface=False, dry_run=False):
     """Record one fact. Returns the action summary dict; raises StoreError / Refusal."""
     fact = validate_text(fact)
     source = validate_options(topic, category, source)
@@ -94,6 +94,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
     result["notes"].extend(notes)
     fact, source = _screen_secrets(fact, source, redact, config, result)
     extra = extra_secret_patterns(config)
+    category = _classify(fact, config, extra, category, force_surface or None, inferred, result)
     if anchors:
         from .anchors import make_anchors
         anchors = make_anchors(root, store, anchors)
@@ -113,6 +114,30 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category="fact", source=
             result["notes"].append("created a new store from the template")
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
                                keep_both, supersedes, result, extra, anchors, write=True)
+
+
+FORCEABLE = ("todo", "procedure", "ephemeral", "speculation")
+
+
+def _classify(fact, config, extra, category, force_surface, inferred, result):
+    """Refuse what is not a lasting fact (a todo, a how-to, something true only now, a guess) unless
+    forced; returns the category to store (the given one, else the classifier's when it names one)."""
+    from .classification import ADVICE, classify, load_extra_markers
+    verdict = classify(fact, load_extra_markers(config, result["notes"]), extra)
+    result["classification"] = verdict
+    surface = verdict["surface"]
+    if surface == "speculation" and inferred:
+        result["notes"].append("a guess, stored as inferred: it loads marked (inferred) and is never promoted")
+    elif surface in FORCEABLE:
+        if not force_surface:
+            raise Refusal("this reads as a %s, not a lasting fact (signals: %s); nothing was written"
+                          % (surface, ", ".join(verdict["signals"][:3]) or "sentence shape"),
+                          fix="%s; if it really is a lasting fact, record it with --force-surface" % ADVICE[surface],
+                          classification=verdict)
+        result["notes"].append("recorded although it reads as a %s (--force-surface)" % surface)
+    if category is None:
+        category = surface if surface in CATEGORIES else ("todo" if surface == "todo" else "fact")
+    return category
 
 
 def _check_creatable(root, store):

@@ -74,7 +74,10 @@ def collect(store, topics=None):
 
 
 def candidate_pairs(active):
-    """Pairs (i, j) of facts sharing a blocking key: subquadratic in the number of facts."""
+    """Pairs (i, j) of facts sharing a blocking key: subquadratic in the number of facts. Keys are a
+    fact's rarest shape words and the pairs among its four rarest (a pair of common words is still
+    rare), plus its whole normalised text; a block larger than MAX_BLOCK is too common to mean
+    anything and is not compared."""
     shapes = [_shape_tokens(f["_norm"]) for f in active]
     df = {}
     for tokens in shapes:
@@ -82,13 +85,16 @@ def candidate_pairs(active):
             df[token] = df.get(token, 0) + 1
     blocks = {}
     for index, tokens in enumerate(shapes):
-        usable = sorted((df[t], t) for t in tokens if df[t] <= MAX_BLOCK)
-        for _count, token in usable[:KEYS_PER_FACT]:
-            blocks.setdefault(token, []).append(index)
-        blocks.setdefault(("exact", active[index]["_norm"]), []).append(index)
+        ranked = [t for _count, t in sorted((df[t], t) for t in tokens)]
+        keys = [t for t in ranked[:KEYS_PER_FACT] if df[t] <= MAX_BLOCK]
+        rarest = ranked[:4]
+        keys.extend((a, b) for i, a in enumerate(rarest) for b in rarest[i + 1:])
+        keys.append(("exact", active[index]["_norm"]))
+        for key in keys:
+            blocks.setdefault(key, []).append(index)
     pairs = set()
     for members in blocks.values():
-        if len(members) < 2:
+        if len(members) < 2 or len(members) > MAX_BLOCK:
             continue
         for a_pos, a in enumerate(members):
             for b in members[a_pos + 1:]:
