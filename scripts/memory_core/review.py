@@ -2,9 +2,8 @@
 evidence and a proposed action. Reading writes nothing; applying named proposals is one locked step
 that never deletes (supersede, or flag needs_review).
 
-Near-duplicate search is blocked, not quadratic: every fact gets a few blocking keys, its rarest
-"shape" words (numbers masked, so "500ms" and "900ms" land in one block), and only facts sharing a
-key are compared. Tokens common to more than MAX_BLOCK facts are never keys.
+Near-duplicate search is not quadratic: facts are sorted several ways and each is compared with its
+next few neighbours in every order (see candidate_pairs), plus facts sharing a rare word.
 """
 import os
 
@@ -12,8 +11,6 @@ from . import store as st
 from .paths import LAYER3_FILE, topic_items_path
 from .similarity import compare, normalize, ratio
 
-KEYS_PER_FACT = 3
-MAX_BLOCK = 400          # a word shared by more facts than this says nothing about duplication
 DEFAULT_STALE_DAYS = 180
 _STOP = frozenset("a an the this that these those is are was were be been it its of to in on for and or "
                   "with by at as our we use uses used not no never always".split())
@@ -73,41 +70,54 @@ def collect(store, topics=None):
     return facts, problems
 
 
+WINDOW = 4        # sorted-neighbourhood window: each fact meets the next WINDOW facts in every order
+RARE_BLOCK = 50   # a rare word shared by at most this many facts also makes them meet
+
+
 def candidate_pairs(active):
-    """Pairs (i, j) of facts sharing a blocking key: subquadratic in the number of facts. Keys are a
-    fact's rarest shape words and the pairs among its four rarest (a pair of common words is still
-    rare), plus its whole normalised text; a block larger than MAX_BLOCK is too common to mean
-    anything and is not compared."""
+    """Pairs (i, j) worth comparing, in O(n log n): the facts are sorted several ways (by text, by
+    text reversed, by shape with numbers masked, by sorted words) and each meets its next WINDOW
+    neighbours in every order, so near-copies and same-shape conflicts end up adjacent; facts that
+    share a rare word (in at most RARE_BLOCK facts) meet too."""
+    n = len(active)
     shapes = [_shape_tokens(f["_norm"]) for f in active]
+    masked = [" ".join("#" if any(c.isdigit() for c in w) else w for w in f["_norm"].split()) for f in active]
+    orders = (
+        lambda i: active[i]["_norm"],
+        lambda i: active[i]["_norm"][::-1],
+        masked.__getitem__,
+        lambda i: " ".join(sorted(shapes[i])),
+    )
+    pairs = set()
+    for key in orders:
+        ranked = sorted(range(n), key=key)
+        for pos, a in enumerate(ranked):
+            for b in ranked[pos + 1:pos + 1 + WINDOW]:
+                pairs.add((a, b) if a < b else (b, a))
     df = {}
     for tokens in shapes:
         for token in tokens:
             df[token] = df.get(token, 0) + 1
     blocks = {}
     for index, tokens in enumerate(shapes):
-        ranked = [t for _count, t in sorted((df[t], t) for t in tokens)]
-        keys = [t for t in ranked[:KEYS_PER_FACT] if df[t] <= MAX_BLOCK]
-        rarest = ranked[:4]
-        keys.extend((a, b) for i, a in enumerate(rarest) for b in rarest[i + 1:])
-        keys.append(("exact", active[index]["_norm"]))
-        for key in keys:
-            blocks.setdefault(key, []).append(index)
-    pairs = set()
+        for token in tokens:
+            if 1 < df[token] <= RARE_BLOCK:
+                blocks.setdefault(token, []).append(index)
     for members in blocks.values():
-        if len(members) < 2 or len(members) > MAX_BLOCK:
-            continue
         for a_pos, a in enumerate(members):
             for b in members[a_pos + 1:]:
-                pairs.add((a, b) if a < b else (b, a))
+                pairs.add((a, b))
     return pairs
 
 
 def find_pairs(active):
     """Duplicate and conflict findings among active facts."""
+    from .similarity import fast_ratio
+    scorer = fast_ratio()
     found = []
     for a, b in sorted(candidate_pairs(active)):
         fa, fb = active[a], active[b]
-        verdict = compare(fa["_norm"], fb["_norm"])
+        verdict = compare(fa["_norm"], fb["_norm"], scorer, fa["_bare"], fb["_bare"])
         if verdict is None:
             continue
         older, newer = sorted((fa, fb), key=lambda f: (str(f.get("created_at") or ""), f["id"]))
@@ -163,8 +173,10 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     import time
     facts, problems = collect(store, topics)
     active = [f for f in facts if f.get("status", "active") == "active" and not f.get("needs_review")]
+    from .similarity import without_negations
     for fact in active:
         fact["_norm"] = normalize(fact["fact"])
+        fact["_bare"] = without_negations(fact["_norm"])
     findings = find_pairs(active) + find_stale(root, store, active, stale_days, int(time.time()))
     for finding in findings:
         finding["proposal"] = _proposal_id(finding["kind"], finding["ids"])

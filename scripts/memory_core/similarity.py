@@ -39,6 +39,12 @@ def _rapidfuzz():
     return _RAPIDFUZZ[0]
 
 
+def fast_ratio():
+    """rapidfuzz's ratio when installed (same numbers as ratio(), in C), else ratio()."""
+    rapid = _rapidfuzz()
+    return rapid[0].ratio if rapid is not None else ratio
+
+
 def rapidfuzz_installed():
     """Whether rapidfuzz can be imported, without importing it."""
     import importlib.util
@@ -78,13 +84,19 @@ def content_tokens(norm):
     return out
 
 
-def compare(norm_a, norm_b):
-    """'duplicate', 'conflict' (same shape, different values or polarity) or None."""
+def compare(norm_a, norm_b, fast_ratio=None, bare_a=None, bare_b=None):
+    """'duplicate', 'conflict' (same shape, different values or polarity) or None. fast_ratio: an
+    equivalent scorer to use (rapidfuzz's, when comparing many pairs); bare_a/bare_b: the texts'
+    without_negations(), when the caller has them already."""
     if norm_a == norm_b:
         return "duplicate"
-    if without_negations(norm_a) == without_negations(norm_b):
+    if (bare_a if bare_a is not None else without_negations(norm_a)) == \
+            (bare_b if bare_b is not None else without_negations(norm_b)):
         return "conflict"
-    if ratio(norm_a, norm_b) < NEAR_DUPLICATE_SCORE:
+    la, lb = len(norm_a), len(norm_b)
+    if min(la, lb) < NEAR_DUPLICATE_SCORE / (200.0 - NEAR_DUPLICATE_SCORE) * max(la, lb):
+        return None  # too different in length to reach the score
+    if (fast_ratio or ratio)(norm_a, norm_b) < NEAR_DUPLICATE_SCORE:
         return None
     return "duplicate" if content_tokens(norm_a) == content_tokens(norm_b) else "conflict"
 
