@@ -102,3 +102,22 @@ class BlockingTest(_support.TempProject):
         twin = dict(facts[0])
         twin["id"] = "twin"
         self.assertIn((0, 4000), review.candidate_pairs(facts + [twin]))
+
+
+class SupersedeChainTest(_support.TempProject):
+    def test_chain_loads_only_the_head_and_cycles_are_refused(self):
+        _c, a = self.record("The API timeout is 500ms", "--topic", "api")
+        _c, b = self.record("The API timeout is 700ms", "--topic", "api", "--supersedes", a["id"])
+        _c, c = self.record("The API timeout is 900ms", "--topic", "api", "--supersedes", b["id"])
+        layer1 = self.load()[1]["context"].split("[Layer 1]")[1]
+        self.assertIn("900ms", layer1)
+        self.assertNotIn("700ms", layer1)
+        self.assertNotIn("500ms", layer1)
+        # bringing back a superseded text would close the loop a -> b -> c -> a
+        code, out = self.record("The API timeout is 500ms", "--topic", "api", "--supersedes", c["id"])
+        self.assertEqual(code, 1, out)
+        code, out = self.record("The API timeout is 650ms", "--topic", "api", "--supersedes", a["id"])
+        self.assertEqual(code, 1, out)  # a is no longer the head of its chain
+        self.assertIn("already superseded", out["error"])
+        items = json.loads((self.store / "areas/topics/api/items.json").read_text())["items"]
+        self.assertEqual([i["status"] for i in items], ["superseded", "superseded", "active"])
