@@ -147,21 +147,9 @@ def _recent_start(store, session_id):
     PreCompact of the session came after it; else None."""
     if not session_id:
         return None
-    try:
-        with open(state_path(store, HOOK_RUNS_FILE), "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - 16384))
-            tail = fh.read().decode("utf-8", "replace").split("\n")
-    except OSError:
-        return None
-    for line in reversed(tail):
-        if session_id not in line:
-            continue
-        try:
-            run = fastjson.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(run, dict) or run.get("session_id") != session_id:
+    from . import jsonlog
+    for run in reversed(jsonlog.read(state_path(store, HOOK_RUNS_FILE), needle=session_id, tail_bytes=16384)):
+        if run.get("session_id") != session_id:
             continue
         if run.get("event") == "PreCompact":
             return None
@@ -326,28 +314,10 @@ def log_run(store, host, event, outcome, reason, started, session_id=None):
         record["reason"] = reason
     if session_id:
         record["session_id"] = session_id[:100]
-    line = (fastjson.dumps(record) + "\n").encode("utf-8")
-    path = state_path(store, HOOK_RUNS_FILE)
     try:
-        if not os.path.isdir(os.path.dirname(path)):
+        if not os.path.isdir(os.path.dirname(state_path(store, HOOK_RUNS_FILE))):
             _ensure_store(store)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)  # one small O_APPEND write: lines from parallel hooks never interleave
-            size = os.fstat(fd).st_size
-        finally:
-            os.close(fd)
-        if size > HOOK_RUNS_MAX_BYTES:
-            _trim_log(store, path)
+        from . import jsonlog
+        jsonlog.append(state_path(store, HOOK_RUNS_FILE), record, HOOK_RUNS_MAX_BYTES, store)
     except (OSError, StoreError):
         pass
-
-
-def _trim_log(store, path):
-    from . import store as st
-    with st.StoreLock(store, timeout=0):
-        with open(path, "rb") as fh:
-            data = fh.read()
-        keep = data[len(data) // 2:]
-        keep = keep[keep.find(b"\n") + 1:]
-        st.atomic_write_bytes(path, keep)

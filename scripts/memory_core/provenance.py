@@ -5,8 +5,6 @@ content before and after: never the text itself, so the log can be kept without 
 a fact said. `review_memory.py --history ID` reads it to tell how a fact came to be. A change that
 cannot be logged still happens; the caller reports that the log was not written.
 """
-import os
-
 from .paths import state_path
 
 CHANGELOG_FILE = "changelog.jsonl"
@@ -25,18 +23,12 @@ def content_hash(value):
 def log_change(store, operation, topic, ids, source, before=None, after=None):
     """Append one event; returns None, or the reason it could not be written (one line).
     before/after: {id: hash or None}."""
+    from . import jsonlog
     from . import store as st
-    from .fastjson import dumps
     event = {"time": st.iso(st.utc_now()), "op": operation, "topic": topic, "ids": list(ids),
              "source": source, "before": before or {}, "after": after or {}}
     try:
-        path = state_path(store, CHANGELOG_FILE)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, (dumps(event) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
+        jsonlog.append(state_path(store, CHANGELOG_FILE), event)
     except OSError as exc:
         return "changelog not written (%s): the change itself was made" % (exc.strerror or exc)
     return None
@@ -44,20 +36,6 @@ def log_change(store, operation, topic, ids, source, before=None, after=None):
 
 def history(store, item_id):
     """Every logged event that names item_id, oldest first."""
-    from .fastjson import loads
-    try:
-        with open(state_path(store, CHANGELOG_FILE), "rb") as fh:
-            lines = fh.read().decode("utf-8", "replace").split("\n")
-    except OSError:
-        return []
-    events = []
-    for line in lines:
-        if item_id not in line:
-            continue
-        try:
-            event = loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and item_id in (event.get("ids") or []):
-            events.append(event)
-    return events
+    from . import jsonlog
+    return [e for e in jsonlog.read(state_path(store, CHANGELOG_FILE), needle=item_id)
+            if item_id in (e.get("ids") or [])]

@@ -67,58 +67,26 @@ def _session(data, session_id, host):
 
 
 def note_touched(store, session_id, rel_paths):
-    """Append the files one tool call touched. No lock: a single small O_APPEND write never
-    interleaves with another; a torn last line after a crash is skipped by the reader."""
-    from . import store as st
+    """Append the files one tool call touched (jsonlog: no lock, bounded)."""
     import time
-    from .fastjson import dumps
-    line = dumps({"session_id": session_id, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                  "files": list(rel_paths)}) + "\n"
-    path = state_path(store, TOUCHED_FILE)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        size = os.fstat(fd).st_size
-    finally:
-        os.close(fd)
-    if size > TOUCHED_MAX_BYTES:
-        try:
-            with st.StoreLock(store, timeout=0):
-                _trim_half(path)
-        except (OSError, st.StoreError):
-            pass  # someone else holds the lock; the next call trims
-
-
-def _trim_half(path):
-    from . import store as st
-    with open(path, "rb") as fh:
-        data = fh.read()
-    keep = data[len(data) // 2:]
-    st.atomic_write_bytes(path, keep[keep.find(b"\n") + 1:])
+    from . import jsonlog
+    jsonlog.append(state_path(store, TOUCHED_FILE),
+                   {"session_id": session_id, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "files": list(rel_paths)}, TOUCHED_MAX_BYTES, store)
 
 
 def files_touched(store, session_id):
     """Files touched in a session, oldest first, each once, at most MAX_FILES (the most recent)."""
-    import json
-    try:
-        with open(state_path(store, TOUCHED_FILE), "rb") as fh:
-            lines = fh.read().decode("utf-8", "replace").split("\n")
-    except OSError:
-        return []
+    from . import jsonlog
     files = []
-    for line in lines:
-        if session_id not in line:
+    for record in jsonlog.read(state_path(store, TOUCHED_FILE), needle=session_id):
+        if record.get("session_id") != session_id:
             continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and record.get("session_id") == session_id:
-            for f in record.get("files") or []:
-                if isinstance(f, str):
-                    if f in files:
-                        files.remove(f)
-                    files.append(f)
+        for f in record.get("files") or []:
+            if isinstance(f, str):
+                if f in files:
+                    files.remove(f)
+                files.append(f)
     return files[-MAX_FILES:]
 
 
