@@ -383,8 +383,8 @@ def _plan_topic(entry, text, target, redact, extra):
     try:
         data, items_report, ids = convert_topic(entry["topic"], text, entry["path"], redact, extra)
     except ValueError as exc:
-        entry.update(status="invalid", reason="invalid JSON (%s)" % exc if isinstance(exc, json.JSONDecodeError)
-                     else str(exc))
+        is_json_error = type(exc).__name__ == "JSONDecodeError"  # json's own ValueError subclass
+        entry.update(status="invalid", reason="invalid JSON (%s)" % exc if is_json_error else str(exc))
         return entry
     entry["items"] = items_report
     masked = None
@@ -514,7 +514,7 @@ def migrate(root, store, source=None, dry_run=False, redact=False):
                 result["written"].extend(_rel(root, p) for p in created)
                 for e in todo:
                     if e["kind"] == "topic":
-                        items = json.loads(e["_data"].decode("utf-8"))["items"]
+                        items = json.loads(bytes(e["_data"]).decode("utf-8"))["items"]
                         problem = log_change(store, "migrate", e["topic"], e["_ids"], "migrated:" + e["path"],
                                              dict((i, None) for i in e["_ids"]),
                                              dict((it["id"], content_hash(it)) for it in items))
