@@ -19,7 +19,7 @@ CODEX_TRUST_STEPS = [
     "  1. trust the project: start `codex` in it and accept the trust prompt (or `codex exec --trust ...`);",
     "  2. trust the hooks: in the Codex TUI run /hooks and trust the three memory-3layer hooks",
     "     (again after any edit to .codex/hooks.json, which makes them 'modified').",
-    "This installer never edits $CODEX_HOME.",
+    "This installer never edits $CODEX_HOME; check_memory_3layer.py reads whether the hooks are trusted.",
 ]
 
 
@@ -53,8 +53,9 @@ def next_steps(root, platform, uninstall):
         steps.append("  load:   python3 %s --project-dir %s" % (os.path.join(skill, "load_memory.py"), root))
         steps.append("  record: python3 %s --project-dir %s --fact TEXT --topic TOPIC"
                      % (os.path.join(skill, "record_memory.py"), root))
-    steps.append("verify: after a session starts, %s shows a SessionStart line for the host; "
-                 "configured is not running until it does" % os.path.join(".memory-3layer", "state", "hook-runs.jsonl"))
+    steps.append("verify: after a session starts, python3 %s --project-dir %s (configured is not running "
+                 "until it says verified)" % (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                          "scripts", "check_memory_3layer.py"), root))
     return steps
 
 
@@ -73,8 +74,8 @@ def main():
     result = {"ok": True, "action": "uninstall" if args.uninstall else "install", "platform": args.platform,
               "project": root, "dry_run": args.dry_run, "changes": lines if args.dry_run else written,
               "changed": bool(steps), "next": next_steps(root, args.platform, args.uninstall),
-              "runtime_status": "not verified: configured is not running; start a session, then look "
-                                "for its line in .memory-3layer/state/hook-runs.jsonl"}
+              "runtime_status": "not verified: configured is not running; start a session, then run "
+                                "check_memory_3layer.py"}
     if args.json:
         cli.print_json(result)
     else:
