@@ -351,14 +351,21 @@ def _plan_file(root, store, source_dir, full, redact, extra):
     return _plan_text(entry, text, target, redact, extra)
 
 
+def _target_unusable(entry, existing):
+    """Mark the entry invalid when its target is a link or unreadable; True then."""
+    if existing not in ("link", "unreadable"):
+        return False
+    entry.update(status="invalid", reason="target %s is %s" % (
+        entry["target"], "a symbolic link" if existing == "link" else "unreadable"))
+    return True
+
+
 def _plan_text(entry, text, target, redact, extra):
     from .redaction import mask_secrets
     masked, findings = mask_secrets(text, extra)
     data, plain = text.encode("utf-8"), masked.encode("utf-8")
     existing = _target_bytes(target)
-    if existing in ("link", "unreadable"):
-        entry.update(status="invalid", reason="target %s is %s" % (entry["target"], "a symbolic link"
-                                                                      if existing == "link" else "unreadable"))
+    if _target_unusable(entry, existing):
         return entry
     if existing is not None:
         if existing in (data, plain):
@@ -391,9 +398,7 @@ def _plan_topic(entry, text, target, redact, extra):
     if not redact and any(s["reason"].startswith("secret:") for s in items_report["skipped"]):
         masked = convert_topic(entry["topic"], text, entry["path"], True, extra)[0]
     existing = _target_bytes(target)
-    if existing in ("link", "unreadable"):
-        entry.update(status="invalid", reason="target %s is %s" % (entry["target"], "a symbolic link"
-                                                                      if existing == "link" else "unreadable"))
+    if _target_unusable(entry, existing):
         return entry
     if existing is not None:
         if existing in (data, masked):
