@@ -121,3 +121,17 @@ class SupersedeChainTest(_support.TempProject):
         self.assertIn("already superseded", out["error"])
         items = json.loads((self.store / "areas/topics/api/items.json").read_text())["items"]
         self.assertEqual([i["status"] for i in items], ["superseded", "superseded", "active"])
+
+
+class NeedsReviewLoadTest(_support.TempProject):
+    def test_flagged_fact_loads_marked(self):
+        env = _support.clean_env(MEMORY_3LAYER_NOW="2020-01-01T00:00:00Z")
+        run_json("record_memory.py", "--project-dir", self.project, "--fact", "The legacy importer reads CSV files",
+                 "--topic", "old", env=env)
+        self.record("A recent fact about the build cache", "--topic", "old")
+        _code, out = review_json(self.project)
+        pid = [f["proposal"] for f in out["findings"] if f["kind"] == "stale-age"][0]
+        review_json(self.project, "--apply", pid, "--confirm")
+        layer1 = self.load()[1]["context"].split("[Layer 1]")[1]
+        self.assertIn("[needs review] The legacy importer reads CSV files", layer1)
+        self.assertNotIn("[needs review] A recent fact", layer1)

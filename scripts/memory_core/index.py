@@ -22,8 +22,8 @@ TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
 NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
-NEWEST_HEADER = "memory-3layer layer1-newest v2"
-TOPIC_ENTRY_VERSION = 2  # rows: [stamp, id, fact, inferred, anchors]
+NEWEST_HEADER = "memory-3layer layer1-newest v3"
+TOPIC_ENTRY_VERSION = 3  # rows: [stamp, id, fact, flags ("i" inferred, "r" needs review), anchors]
 CLEAN_INDEX = os.path.join(CACHE_DIR, "clean.tsv")
 CLEAN_HEADER = "memory-3layer clean v1"
 _ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"))
@@ -43,11 +43,12 @@ def _stamp(item):
 
 def _row(item):
     anchors = item.get("anchors") if isinstance(item.get("anchors"), list) else []
-    return [_stamp(item), str(item.get("id") or ""), item["fact"], bool(item.get("inferred")), anchors]
+    flags = ("i" if item.get("inferred") else "") + ("r" if item.get("needs_review") else "")
+    return [_stamp(item), str(item.get("id") or ""), item["fact"], flags, anchors]
 
 
 def newest_rows(items, depth=LOAD_DEPTH):
-    """(active count, newest active rows [stamp, id, fact, inferred, anchors], newest first)."""
+    """(active count, newest active rows [stamp, id, fact, flags, anchors], newest first)."""
     import heapq
     active = [it for it in items if it.get("status", "active") == "active"]
     rows = heapq.nlargest(depth, (_row(it) for it in active), key=lambda r: (r[0], r[1]))
@@ -133,9 +134,9 @@ def _write_newest(store, sigs, active, deep, rows):
     lines = ["%s\t%d\t%d" % (NEWEST_HEADER, active, 1 if deep else 0)]
     lines.extend("S\t%s\t%d\t%d\t%d" % (topic, sig[0], sig[1], sig[2]) for topic, sig in sorted(sigs.items()))
     from .fastjson import dumps
-    lines.extend("R\t%s\t%s\t%s\t%d\t%s\t%s" % (stamp, _escape(item_id), topic, 1 if inferred else 0,
+    lines.extend("R\t%s\t%s\t%s\t%s\t%s\t%s" % (stamp, _escape(item_id), topic, flags,
                                               _escape(dumps(anchors)) if anchors else "", _escape(fact))
-                 for stamp, item_id, fact, inferred, anchors, topic in rows)
+                 for stamp, item_id, fact, flags, anchors, topic in rows)
     _write_cache(store, NEWEST_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
@@ -150,11 +151,11 @@ def _read_newest(store):
         sigs, rows = {}, []
         for line in lines[1:]:
             if line.startswith("R\t"):
-                _r, stamp, item_id, topic, inferred, anchors, fact = line.split("\t", 6)
+                _r, stamp, item_id, topic, flags, anchors, fact = line.split("\t", 6)
                 if anchors:
                     from .fastjson import loads
                     anchors = loads(_unescape(anchors))
-                rows.append([stamp, _unescape(item_id), _unescape(fact), inferred == "1", anchors or [], topic])
+                rows.append([stamp, _unescape(item_id), _unescape(fact), flags, anchors or [], topic])
             elif line.startswith("S\t"):
                 _s, topic, size, mtime, ino = line.split("\t")
                 sigs[topic] = [int(size), int(mtime), int(ino)]
@@ -164,7 +165,7 @@ def _read_newest(store):
 
 
 def read_newest(store, current_sigs, max_items):
-    """(active count, rows [stamp, id, fact, inferred, anchors, topic] newest first) across all topics when
+    """(active count, rows [stamp, id, fact, flags, anchors, topic] newest first) across all topics when
     the merged index matches every topic file exactly; else None."""
     found = _read_newest(store)
     if found is None:

@@ -88,8 +88,7 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
                                                    max_items)
     if merged is not None:  # no topic file changed since its last writer indexed it
         active_total, rows = merged
-        entries = _fact_entries([(r[0], r[1], r[5], {"id": r[1], "fact": r[2], "inferred": r[3], "anchors": r[4]})
-                                 for r in rows[:max_items]], max_items, root)
+        entries = _fact_entries([(r[0], r[1], r[5], _row_item(r)) for r in rows[:max_items]], max_items, root)
         if index.is_clean(marks, store, index.NEWEST_INDEX):
             for entry in entries:
                 entry.clean = True
@@ -100,8 +99,7 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
         entry = index.read_topic_entry(store, topic, index.signature(path), max_items)
         if entry is not None:  # the file is unchanged since its last writer indexed it
             active_total += entry["active"]
-            facts.extend((r[0], r[1], topic, {"id": r[1], "fact": r[2], "inferred": r[3], "anchors": r[4]})
-                         for r in entry["rows"])
+            facts.extend((r[0], r[1], topic, _row_item(r)) for r in entry["rows"])
             continue
         try:
             _doc, items = st.parse_items(st.read_text(path) or "[]", rel)
@@ -118,13 +116,22 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
     return _fact_entries(facts, max_items, root), active_total, len(available), bool(topics) or not available
 
 
+def _row_item(row):
+    """The item fields an index row keeps (index._row)."""
+    return {"id": row[1], "fact": row[2], "inferred": "i" in row[3], "needs_review": "r" in row[3],
+            "anchors": row[4]}
+
+
 def _fact_entries(facts, max_items, root):
     """Entries for the newest facts; facts: (stamp, id, topic, item) sorted newest first. A fact
-    anchored to a file that changed or disappeared is marked [stale?] instead of shown as truth."""
+    anchored to a file that changed or disappeared is marked [stale?], and one review flagged is
+    marked [needs review], instead of being shown as plain truth."""
     entries = []
     for rank, (_stamp, item_id, topic, item) in enumerate(facts[:max_items]):
         label = item_id if item_id.startswith(topic + "-") else "%s:%s" % (topic, item_id or "?")
         flag = " (inferred)" if item.get("inferred") else ""
+        if item.get("needs_review"):
+            flag += " [needs review]"
         if item.get("anchors"):
             from .anchors import stale_anchors
             if stale_anchors(root, item["anchors"]):
