@@ -154,24 +154,10 @@ def _recent_start(store, session_id):
         if run.get("event") == "PreCompact":
             return None
         if run.get("event") == "SessionStart" and run.get("outcome") == "ok":
-            when = _epoch(str(run.get("time")))
+            from .store import epoch_seconds
+            when = epoch_seconds(str(run.get("time")))
             return run["time"] if when is not None and 0 <= time.time() - when <= REPEAT_WINDOW else None
     return None
-
-
-def _epoch(stamp):
-    """Seconds since 1970 of a YYYY-MM-DDTHH:MM:SSZ stamp (calendar.timegm without its imports)."""
-    try:
-        y, mo, d = int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10])
-        h, mi, se = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
-    except ValueError:
-        return None
-    y -= mo <= 2  # days from civil (H. Hinnant): March-based years make leap days fall at the end
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (mo + (-3 if mo > 2 else 9)) + 2) // 5 + d - 1
-    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-    return days * 86400 + h * 3600 + mi * 60 + se
 
 
 def session_start(root, store, host, payload, env):

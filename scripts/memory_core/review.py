@@ -152,7 +152,7 @@ def find_stale(root, store, active, stale_days, now_epoch):
                           "action": {"op": "needs_review", "id": fact["id"],
                                      "why": "the code it describes changed; check the fact, then supersede it"}})
             continue
-        created = _epoch(str(fact.get("created_at") or ""))
+        created = st.epoch_seconds(str(fact.get("created_at") or ""))
         confirmed = ("<!-- id: %s " % fact["id"]) in memory_md
         if created is not None and not confirmed and now_epoch - created > stale_days * 86400:
             found.append({"kind": "stale-age", "ids": [fact["id"]],
@@ -162,11 +162,6 @@ def find_stale(root, store, active, stale_days, now_epoch):
                           "action": {"op": "needs_review", "id": fact["id"],
                                      "why": "confirm it (promote) or supersede it"}})
     return found
-
-
-def _epoch(stamp):
-    from .hooks import _epoch as parse
-    return parse(stamp) if len(stamp) >= 19 else None
 
 
 def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False):
