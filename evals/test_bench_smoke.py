@@ -1,17 +1,29 @@
 """Keeps evals/bench/bench_core.py from rotting: it runs on a tiny store and reports what it should.
 
 No timing target is asserted here: timings are noise on shared machines. The real figures come
-from running the benchmark itself (see evals/bench/README.md).
+from running the benchmark itself (see evals/bench/README.md). The runs here pass --python with the
+test interpreter, so they need no network and no cached venv; making a clean venv is checked
+separately, without pip (skipped when this Python cannot make one).
 """
 import json
 import math
+import os
+import shutil
 import subprocess
+import sys
+import tempfile
 import unittest
 
 from _support import PYTHON, REPO, clean_env
 
 BENCH = REPO / "evals" / "bench" / "bench_core.py"
-TINY = ["--facts", "300", "--topics", "3", "--days", "5", "--big-facts", "300", "--runs", "1"]
+TINY = ["--facts", "300", "--topics", "3", "--days", "5", "--big-facts", "300", "--runs", "1",
+        "--python", PYTHON]
+TARGETS = {"load": 2.0, "hook_session_start": 2.2, "hook_post_tool_use": 1.3, "hook_pre_compact": 2.2,
+           "load_peak_rss": 40.0}
+
+sys.path.insert(0, str(REPO / "evals" / "bench"))
+import clean_python  # noqa: E402
 
 
 def _number(value):
@@ -34,10 +46,9 @@ class BenchSmokeTest(unittest.TestCase):
         for result in data["results"]:
             self.assertIsInstance(result["ok"], bool)
             self.assertIn(result["kind"], ("time", "rss"))
-            if result["name"] in ("load", "record", "load_peak_rss", "hook_session_start", "hook_post_tool_use",
-                                  "hook_pre_compact"):
-                self.assertTrue(_number(result["target"]), result)
-            else:  # reported for information, never a miss
+            if result["name"] in TARGETS:
+                self.assertEqual(result["target"], TARGETS[result["name"]], result)
+            else:  # reported for information, never a miss (record included, for now)
                 self.assertIsNone(result["target"])
             if result.get("skipped"):  # peak RSS needs Unix
                 self.assertEqual(result["kind"], "rss")
@@ -54,6 +65,32 @@ class BenchSmokeTest(unittest.TestCase):
         self.assertEqual(data["store"]["daily_files"], 5)
         self.assertIn("rapidfuzz", data)
         self.assertTrue(data["python"])
+        self.assertEqual(data["executable"], os.path.abspath(PYTHON))  # as given, never resolved
+        interpreter = data["interpreter"]
+        self.assertEqual(interpreter["source"], "--python")
+        self.assertIsInstance(interpreter["clean"], bool)
+        self.assertIn(data["mode"], ("normal", "degraded"))
+
+    def test_table_names_the_interpreter(self):
+        out = self.run_bench("--only", "hook_post_tool_use")
+        self.assertIn("interpreter: %s" % os.path.abspath(PYTHON), out)
+        self.assertRegex(out, r"(?m)^clean: (yes|NO)")
+        self.assertRegex(out, r"(?m)^mode: (normal|DEGRADED)")
+
+    def test_fresh_venv_is_clean(self):
+        folder = tempfile.mkdtemp(prefix="m3l-bench-venv-test-")
+        try:
+            venv = os.path.join(folder, "venv")
+            error = clean_python.make_venv(venv, with_pip=False)  # no pip: no network, a second at most
+            if error:
+                self.skipTest("this Python cannot make a venv: %s" % error)
+            info = clean_python.probe(clean_python.venv_python(venv))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        self.assertTrue(info["venv"], info)
+        self.assertTrue(info["clean"], info["not_clean_because"])
+        self.assertEqual(info["foreign_pth"], [])
+        self.assertEqual(info["foreign_hook_modules"], [])
 
     def test_help(self):
         proc = subprocess.run([PYTHON, str(BENCH), "--help"], env=clean_env(), capture_output=True, timeout=60)

@@ -3,10 +3,13 @@
 
 Builds a synthetic store (seeded word-combination facts over 30 topics, with 1% planted duplicates
 and 1% planted value conflicts), times `review_memory.py --json` as a whole command, and checks the
-planted pairs were found (recall) so the figure is of a review that works.
+planted pairs were found (recall) so the figure is of a review that works. The command runs with
+the same clean interpreter as bench_core.py (a cached fresh venv's python with pyyaml and rapidfuzz,
+see clean_python.py) unless --python is given.
 
   python3 evals/bench/bench_review.py                 # 10k and 100k
   python3 evals/bench/bench_review.py --sizes 2000    # quick
+  python3 evals/bench/bench_review.py --python /usr/bin/python3
 """
 import argparse
 import json
@@ -23,6 +26,9 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 
 from memory_core import store as mstore  # noqa: E402
 from memory_core.similarity import fact_id  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clean_python  # noqa: E402
 
 TARGETS = {10000: 2.0, 100000: 30.0}
 NOUNS = ("cache queue worker index table schema branch release build pipeline token session cookie "
@@ -79,16 +85,38 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--python", metavar="PATH", help="run review_memory.py with this interpreter instead "
+                        "of the cached clean venv")
     args = parser.parse_args()
+
+    def log(message):
+        sys.stderr.write("bench_review: %s\n" % message)
+
+    try:
+        if args.python:
+            python, interpreter = clean_python.given_python(args.python)
+        else:
+            python, interpreter = clean_python.ensure_venv(log)
+    except clean_python.CleanPythonError as exc:
+        log(str(exc))
+        return 2
+    if interpreter["mode"] != "normal":
+        log("WARNING: this run measures the DEGRADED mode: %s missing in %s" % (
+            " and ".join(interpreter["missing"]), python))
     results = []
     for size in [int(s) for s in args.sizes.split(",")]:
         work = tempfile.mkdtemp(prefix="m3l-review-bench-")
         try:
             planted = build(work, size)
             start = time.perf_counter()
-            proc = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "review_memory.py"),
-                                   "--project-dir", work, "--json"], capture_output=True)
+            proc = subprocess.run([python, os.path.join(REPO, "scripts", "review_memory.py"),
+                                   "--project-dir", work, "--json"], capture_output=True,
+                                  env=clean_python.child_env(), stdin=subprocess.DEVNULL)
             seconds = time.perf_counter() - start
+            if proc.returncode not in (0, 1):  # 1: it has findings, as a store with planted pairs does
+                log("review_memory.py exited %s: %s" % (proc.returncode,
+                                                        proc.stderr.decode("utf-8", "replace")[-1500:]))
+                return 2
             report = json.loads(proc.stdout.decode("utf-8"))
             found = set((f["kind"], tuple(sorted(f["ids"]))) for f in report["findings"])
             hits = sum(1 for kind, a, b in planted if (kind, tuple(sorted((a, b)))) in found)
@@ -99,13 +127,16 @@ def main():
         finally:
             shutil.rmtree(work, ignore_errors=True)
     if args.json:
-        print(json.dumps({"results": results, "python": sys.version.split()[0]}))
+        print(json.dumps({"results": results, "python": interpreter["version"], "executable": python,
+                          "interpreter": interpreter}))
     else:
         print("%8s  %8s  %8s  %6s  %s" % ("facts", "seconds", "target", "result", "planted pairs found"))
         for r in results:
             print("%8d  %8.2f  %8s  %6s  %d/%d (%d findings in all)" % (
                 r["facts"], r["seconds"], "<= %gs" % r["target_s"] if r["target_s"] else "-",
                 "ok" if r["ok"] else "MISS", r["planted_found"], r["planted"], r["findings"]))
+        for line in clean_python.describe(interpreter):
+            print(line)
     return 0
 
 
