@@ -230,14 +230,15 @@ class FailOpenTest(HookCase):
     def test_bad_payloads(self):
         before = self.layers()
         big = b'{"session_id": "' + b"x" * (10 * 1024 * 1024 + 10) + b'"}'
+        env = _support.clean_env(CLAUDE_PROJECT_DIR=str(self.project))  # as Claude Code sets it
         for event in ("SessionStart", "PostToolUse", "PreCompact"):
-            self.assertIn("payload over", self.hook(event, raw=big)["systemMessage"])
+            self.assertIn("payload over", self.hook(event, raw=big, env=env)["systemMessage"])
         cases = [b"{not json", b"", b"[1, 2]", b"\xff\xfe\x00", b'"a string"', b"null",
                  json.dumps({"session_id": 5, "cwd": [1], "tool_input": "x", "source": {"a": 1},
                              "transcript_path": 7, "trigger": None}).encode()]
         for event in ("SessionStart", "PostToolUse", "PreCompact", "Bogus"):
             for raw in cases:
-                out = self.hook(event, raw=raw)
+                out = self.hook(event, raw=raw, env=env)
                 self.assertIsInstance(out, dict)
                 if "systemMessage" in out:
                     self.assertNotIn("\n", out["systemMessage"])
@@ -247,11 +248,14 @@ class FailOpenTest(HookCase):
         outcomes = set(r["outcome"] for r in self.runs())
         self.assertIn("skipped", outcomes)
 
-    def test_no_project_at_all_still_answers(self):
+    def test_no_project_at_all_stays_silent_and_writes_nothing(self):
         empty = self.project.parent / "empty"
         empty.mkdir()
-        out = self.hook("SessionStart", {"session_id": "s", "cwd": str(empty), "source": "startup"}, cwd=empty)
-        self.assertIn("No project memory yet", out["hookSpecificOutput"]["additionalContext"])
+        for event in ("SessionStart", "PostToolUse", "PreCompact"):
+            out = self.hook(event, {"session_id": "s", "cwd": str(empty), "source": "startup",
+                                    "tool_input": {"file_path": str(empty / "a.py")}}, cwd=empty)
+            self.assertEqual(out, {})
+        self.assertEqual(os.listdir(str(empty)), [])
 
     def test_help_exits_zero(self):
         proc = subprocess.run([_support.PYTHON, RUN_HOOK, "--help"], capture_output=True, timeout=30)

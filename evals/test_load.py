@@ -213,7 +213,7 @@ class BudgetTest(_support.TempProject):
 
     if given is not None:
         @settings(max_examples=40, deadline=None)
-        @given(budget=hs.integers(min_value=200, max_value=12000),
+        @given(budget=hs.integers(min_value=500, max_value=12000),
                lines=hs.lists(hs.text(min_size=0, max_size=300), max_size=40),
                facts=hs.lists(hs.text(min_size=1, max_size=500), max_size=40))
         def test_property_output_within_budget(self, budget, lines, facts):

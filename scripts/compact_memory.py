@@ -43,9 +43,9 @@ def main():
     for flag in ("summary", "session_id", "trigger", "project_dir", "transcript"):
         cli.check_utf8_arg(getattr(args, flag), "--" + flag.replace("_", "-"))
     root, store, _how = resolve_store(args.project_dir)
-    config, notes = read_config(store)
+    config, notes = read_config(store, strict=not args.dry_run)
     patterns = extra_secret_patterns(config)
-    request = session.last_user_request(args.transcript) if args.transcript else None
+    request = session.last_user_request(os.path.abspath(args.transcript)) if args.transcript else None
     result = {"ok": True, "action": "compact", "project": root, "dry_run": args.dry_run, "notes": notes,
               "read": [], "written": [], "skipped": [], "session_id": args.session_id}
     rel = os.path.relpath(session.session_path(store), root)
@@ -58,6 +58,7 @@ def main():
         result["skipped"].append("%s: dry run, nothing written" % rel)
     else:
         with st.StoreLock(store):
+            st.preflight(store)
             created = st.init_store(store)
             entry = session.save_compaction(store, args.session_id, args.host, args.trigger, st.utc_now(),
                                             last_request=request, summary=args.summary, extra_patterns=patterns)

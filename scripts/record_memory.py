@@ -53,7 +53,8 @@ def build_parser():
 def main():
     args = build_parser().parse_args()
     from memory_core.recording import record_fact
-    fact = cli.read_stdin_text("the fact") if args.fact == "-" else cli.check_utf8_arg(args.fact, "--fact")
+    from memory_core.recording import MAX_FACT_CHARS
+    fact = cli.read_stdin_text("the fact", MAX_FACT_CHARS * 4) if args.fact == "-" else cli.check_utf8_arg(args.fact, "--fact")
     for flag in ("project_dir", "topic", "source"):
         cli.check_utf8_arg(getattr(args, flag), "--" + flag.replace("_", "-"))
     root, store, _how = resolve_store(args.project_dir)

@@ -50,12 +50,24 @@ def main():
             for e in events or [{"time": "-", "op": "no logged change", "topic": "", "source": ""}]:
                 print("%s  %-16s %s %s" % (e["time"], e["op"], e.get("topic", ""), e.get("source", "")))
         return 0
+    from memory_core.config import extra_secret_patterns, read_config
+    config, notes = read_config(store, strict=bool(args.apply and args.confirm))
+    patterns = extra_secret_patterns(config)
     if args.apply and args.confirm:
-        applied = review.apply_proposals(root, store, args.apply)
+        applied = review.apply_proposals(root, store, args.apply, extra_patterns=patterns)
         result = {"ok": True, "action": "review-apply", "written": applied, "next": "run review again"}
-        cli.print_json(result) if args.json else [print("changed: " + line) for line in applied]
+        if any("masked in place" in line for line in applied):
+            result["git_history"] = review.GIT_HISTORY_NOTE
+        if args.json:
+            cli.print_json(result)
+        else:
+            for line in applied:
+                print("changed: " + line)
+            if result.get("git_history"):
+                print("note:    " + result["git_history"])
         return 0
-    report = review.run_review(root, store, topics, args.stale_days, args.superseded)
+    report = review.run_review(root, store, topics, args.stale_days, args.superseded, extra_patterns=patterns)
+    report["notes"] = notes
     findings = report["findings"]
     if args.apply:  # without --confirm: show what would change
         known = set(f["proposal"] for f in findings)
@@ -78,12 +90,16 @@ def main():
                 f["proposal"], f["kind"], ", ".join(f["ids"]), f["evidence"], _describe(f["action"])))
         for p in report["problems"]:
             print("problem  %-8s %s: %s (%s)" % (p["kind"], p["path"], p["evidence"], p["action"]))
+        for line in notes + ([report["git_history"]] if report.get("git_history") else []):
+            print("note:    " + line)
         if findings and not args.apply:
             print("next: review_memory.py --apply PROPOSAL [...] to see a change, add --confirm to make it")
     return 1 if report["findings"] or report["problems"] else 0
 
 
 def _describe(action):
+    if action["op"] == "redact":
+        return "mask the value in place in %s (the id stays)" % (action.get("file") or "item " + action["id"])
     if action["op"] == "supersede":
         return "supersede %s with %s (%s)" % (action["old"], action["new"], action["why"])
     return "flag %s needs_review (%s)" % (action["id"], action["why"])

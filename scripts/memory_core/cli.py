@@ -20,8 +20,13 @@ def check_utf8_arg(value, flag):
     return value
 
 
-def read_stdin_text(what):
-    data = sys.stdin.buffer.read()
+def read_stdin_text(what, limit):
+    """Standard input as text, refusing (exit 1) past limit bytes without reading the rest."""
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        from .recording import Refusal
+        raise Refusal("%s on standard input is over %d bytes; nothing was read further or written"
+                      % (what, limit), fix="record one short, reusable fact; keep logs and long notes out of memory")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -5,26 +5,37 @@ JSON (a subset of YAML) still reads; anything else is reported as degraded, neve
 """
 import os
 
-from .paths import CONFIG_FILE, StoreError
+from .paths import StoreError, config_path
 
 DEFAULTS = {"max_chars": 9000, "max_items": 60, "daily_days": 3, "topics": None}
 ENV_NAMES = {"max_chars": "MEMORY_MAX_CHARS", "max_items": "MEMORY_MAX_ITEMS",
              "daily_days": "MEMORY_DAILY_DAYS", "topics": "MEMORY_TOPICS"}
-LIMITS = {"max_chars": (200, 100000), "max_items": (0, 100000), "daily_days": (0, 3650)}
+LIMITS = {"max_chars": (500, 100000), "max_items": (0, 100000), "daily_days": (0, 3650)}
 
 
-def read_config(store):
-    """(config dict, notes). Notes say what was degraded or ignored, one line each."""
-    path = os.path.join(store, CONFIG_FILE)
+CONFIG_LIMIT = 1024 * 1024
+
+
+def read_config(store, strict=False):
+    """(config dict, notes). Notes say what was degraded or ignored, one line each. A config.yaml
+    that exists but cannot be read or parsed would silently drop the user's own secret patterns:
+    writers pass strict=True and refuse (exit 2, naming the file); readers go on and say so."""
+    from . import safefs
+    path = config_path(store)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError:
-        return {}, []
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return {}, ["%s ignored: not UTF-8" % path]
+        raw = safefs.read_bytes(path, CONFIG_LIMIT)
+    except (OSError, safefs.CorruptFile) as exc:
+        raw, problem = b"", getattr(exc, "reason", None) or exc.strerror or str(exc)
+    else:
+        problem = None
+        if raw is None:
+            return {}, []
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            problem = "not UTF-8"
+    if problem:
+        return _unusable(path, problem, strict)
     import json
     try:
         import yaml
@@ -34,12 +45,21 @@ def read_config(store):
         data = yaml.safe_load(text) if yaml is not None else json.loads(text or "{}")
     except Exception as exc:  # yaml raises many types; any parse failure means "ignored, reported"
         why = "pyyaml not installed and the file is not plain JSON" if yaml is None else str(exc).split("\n")[0]
-        return {}, ["%s ignored: %s" % (path, why)]
+        return _unusable(path, why, strict)
     if data is None:
         return {}, []
     if not isinstance(data, dict):
-        return {}, ["%s ignored: expected a mapping at the top" % path]
+        return _unusable(path, "expected a mapping at the top", strict)
     return data, []
+
+
+def _unusable(path, why, strict):
+    if strict:
+        raise StoreError("%s cannot be used: %s; nothing was written (its secrets.extra_patterns "
+                         "would be ignored)" % (path, why),
+                         fix="fix or remove %s (install pyyaml, or write it as JSON); then run this again" % path,
+                         exit_code=2, path=path)
+    return {}, ["%s ignored: %s; its settings and secret patterns are not applied" % (path, why)]
 
 
 def _as_int(name, value, source):

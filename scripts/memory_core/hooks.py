@@ -27,6 +27,10 @@ class Skip(Exception):
     """Nothing done, on purpose; the message says why (one line, shown to the user)."""
 
 
+class NoStore(Exception):
+    """No store where the hook looked: it answers {} and writes nothing, not even run evidence."""
+
+
 def parse_argv(argv):
     """EVENT and options, parsed by hand: argparse would cost every hook run ~6 ms."""
     event, options, rest = None, {}, list(argv)
@@ -47,7 +51,7 @@ def main(argv, usage):
     compiled on every run). Always returns 0 after printing one JSON object."""
     import sys
     started = time.monotonic()
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv and argv[0] in ("-h", "--help"):  # a person asked; a host never passes this
         sys.stdout.write(usage)
         return 0
     event, options = parse_argv(argv)
@@ -60,24 +64,34 @@ def main(argv, usage):
         finally:
             host = detect_host(options.get("host"), os.environ, payload)
             session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+        if event is None:
+            raise Skip("no event given (expected one of %s)" % ", ".join(EVENTS))
         if event not in EVENTS:
-            raise Skip("unknown event %r (expected %s)" % (event, ", ".join(EVENTS)))
+            raise Skip("unknown event %r (expected %s)" % (event[:40], ", ".join(EVENTS)))
         out, store = handle(event, host, payload, os.environ, options.get("project_dir"))
+    except NoStore:
+        out = {}  # no store here: hooks never create one, so they stay silent and write nothing
     except BaseException as exc:  # fail open: whatever happened, the host gets valid JSON and exit 0
         outcome = "skipped" if isinstance(exc, (Skip, StoreError)) else "error"
         reason = " ".join(str(getattr(exc, "message", None) or exc or type(exc).__name__).split())[:300]
-        out = {"systemMessage": "memory-3layer: %s %s: %s" % (event or "hook", outcome, reason)}
+        out = {"systemMessage": display("memory-3layer: %s %s: %s" % ((event or "hook")[:40], outcome, reason))}
         if store is None:
-            store = _store_for_log(host, options)
-    log_run(store, host, event or "?", outcome, reason, started, session_id)
+            store = _store_for_log(host, payload, options)
+    log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id)
     sys.stdout.write(fastjson.dumps(out) + "\n")
     return 0
 
 
-def _store_for_log(host, options):
-    """Where to log a run that failed before its store was known; None when that fails too."""
+def display(text):
+    """Text from files or payloads on its way to the host: secrets masked, control characters escaped."""
+    from .rendering import masked_line
+    return masked_line(text)
+
+
+def _store_for_log(host, payload, options):
+    """Where to log a run that failed before its store was known: an existing store only."""
     try:
-        return project_for(host, {}, os.environ, options.get("project_dir"))[1]
+        return project_for(host, payload, os.environ, options.get("project_dir"))[1]
     except BaseException:
         return None
 
@@ -113,17 +127,26 @@ def _text(payload, key):
 
 
 def project_for(host, payload, env, project_dir=None):
-    """(root, store) for a hook: an explicit --project-dir, else the host's project dir (Claude
-    Code's CLAUDE_PROJECT_DIR), else the payload cwd, each with the walk-up to an existing store
-    so a hook started in a subfolder never makes a second store."""
-    if project_dir:
-        root, store, _how = resolve_store(project_dir=project_dir, env=env)
+    """(root, store) of an EXISTING store for a hook; hooks never create one. The start is
+    --project-dir, else CLAUDE_PROJECT_DIR, else the payload's cwd, each used only when absolute and
+    not the file-system root; from there it walks up to the nearest store. NoStore when none of
+    them leads to one (a relative or missing cwd is ignored, never resolved against our folder)."""
+    from .paths import find_project_root, store_relpath
+    for start in (project_dir, env.get("CLAUDE_PROJECT_DIR"), _text(payload, "cwd")):
+        if not start or not isinstance(start, str) or "\x00" in start or len(start) > 4096:
+            continue
+        if project_dir is not None and start is project_dir:
+            start = os.path.abspath(start)  # a flag given by hand may be relative to where it ran
+        if not os.path.isabs(start) or os.path.dirname(os.path.normpath(start)) == os.path.normpath(start):
+            continue
+        if not os.path.isdir(start):
+            continue
+        root, how = find_project_root(cwd=start, store_name=store_relpath(env))
+        if how != "existing store" or os.path.dirname(root) == root:
+            continue  # no store at or above start (or only one at the file-system root)
+        root, store, _how = resolve_store(project_dir=root, env=env)  # UnsafePath for a linked store
         return root, store
-    start = (env.get("CLAUDE_PROJECT_DIR") if host == "claude" else None) or _text(payload, "cwd")
-    if not start or not os.path.isdir(start):
-        start = os.getcwd()
-    root, store, _how = resolve_store(cwd=start, env=env)
-    return root, store
+    raise NoStore()
 
 
 def handle(event, host, payload, env, project_dir=None):
@@ -168,7 +191,7 @@ def session_start(root, store, host, payload, env):
                 % previous}}
     from .config import extra_secret_patterns, load_settings, read_config
     from .loading import load_context
-    config, _notes = read_config(store)
+    config, notes = read_config(store)
     settings = load_settings(config, {}, env)
     settings["max_chars"] = min(settings["max_chars"], CONTEXT_CAP)
     preamble = None
@@ -180,16 +203,15 @@ def session_start(root, store, host, payload, env):
     if report.get("stale"):
         _warm_indexes(store, patterns)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    if report.get("skipped"):
-        out["systemMessage"] = "memory-3layer: skipped unreadable %s" % ", ".join(s["path"] for s in report["skipped"])
+    problems = ["%s (%s)" % (s["path"], s["reason"]) for s in report.get("skipped") or ()] + list(notes)
+    if problems:
+        out["systemMessage"] = display("memory-3layer: skipped %s" % "; ".join(problems))
     return out
 
 
 def _warm_indexes(store, patterns):
     """After a pull or a hand edit, rebuild stale indexes so the next start is fast again. Only
     when the store lock is free at once: a hook never waits for this."""
-    if not os.path.isdir(store):
-        return
     from . import index
     from . import store as st
     try:
@@ -254,12 +276,11 @@ def _session_id(payload):
 
 def post_tool_use(root, store, host, payload):
     cwd = _text(payload, "cwd") or root
-    paths = touched_paths(root, cwd if os.path.isdir(cwd) else root, payload.get("tool_input"))
+    paths = touched_paths(root, cwd if os.path.isabs(cwd) and os.path.isdir(cwd) else root, payload.get("tool_input"))
     if not paths:
         return {}
     from .session import note_touched
     session_id = _session_id(payload)
-    _ensure_store(store)
     note_touched(store, session_id, paths)
     return {}
 
@@ -271,21 +292,11 @@ def pre_compact(root, store, host, payload):
     trigger = _text(payload, "trigger") or "unknown"
     session_id = _session_id(payload)
     request = last_user_request(_text(payload, "transcript_path"))
-    config, _notes = read_config(store)
-    _ensure_store(store)
+    config, notes = read_config(store)
     with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
         save_compaction(store, session_id, host, trigger, st.utc_now(), last_request=request,
                         extra_patterns=extra_secret_patterns(config))
-    return {}
-
-
-def _ensure_store(store):
-    """Hooks may run before anything was recorded: start the store from the template (its
-    .gitignore keeps state/ out of git)."""
-    if not os.path.isdir(store):
-        from . import store as st
-        with st.StoreLock(store, timeout=HOOK_LOCK_TIMEOUT):
-            st.init_store(store)
+    return {"systemMessage": display("memory-3layer: " + "; ".join(notes))} if notes else {}
 
 
 def log_run(store, host, event, outcome, reason, started, session_id=None):
@@ -301,8 +312,6 @@ def log_run(store, host, event, outcome, reason, started, session_id=None):
     if session_id:
         record["session_id"] = session_id[:100]
     try:
-        if not os.path.isdir(os.path.dirname(state_path(store, HOOK_RUNS_FILE))):
-            _ensure_store(store)
         from . import jsonlog
         jsonlog.append(state_path(store, HOOK_RUNS_FILE), record, HOOK_RUNS_MAX_BYTES, store)
     except (OSError, StoreError):

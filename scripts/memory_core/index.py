@@ -58,23 +58,35 @@ def newest_rows(items, depth=LOAD_DEPTH):
 def _write_cache(store, rel, data, append=False):
     """Replace (or append to) a cache file. No fsync: a cache lost in a crash is rebuilt later, and
     a torn one fails its signature or count check."""
+    from . import safefs
     path = os.path.join(store, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    safefs.check(path, store)  # UnsafePath: a linked cache (or state/) is refused, never written through
     if append:
-        with open(path, "ab") as fh:
-            fh.write(data)
+        fd = safefs.open_write(path, os.O_WRONLY | os.O_APPEND, store)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
         return
+    safefs.make_dirs(os.path.dirname(path), store)
     tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "wb") as fh:
-        fh.write(data)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | safefs.NOFOLLOW | safefs.BINARY, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
 
 
 def _read_cache(store, rel):
+    """A cache file's text, or None when it is missing, unreadable, or not safe to read."""
+    from . import safefs
     try:
-        with open(os.path.join(store, rel), "rb") as fh:
-            return fh.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = safefs.read_bytes(os.path.join(store, rel), base=store)
+        return None if data is None else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, safefs.CorruptFile):
         return None
 
 

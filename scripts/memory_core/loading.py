@@ -11,7 +11,8 @@ import re
 
 from . import index
 from . import store as st
-from .paths import DAILY_DIR, LAYER3_FILE, TOPICS_DIR, topic_items_path
+from .paths import DAILY_DIR, LAYER3_FILE, TOPICS_DIR, layer3_path, topic_items_path
+from .rendering import DATA_NOTE, FENCE_CLOSE, FENCE_OPEN, bullet, escape_controls, heading, one_line
 
 LINE_MAX = 400          # one entry never eats a layer: longer lines are cut with an ellipsis
 REPORT_RESERVE = 700    # room kept for the closing report
@@ -28,55 +29,89 @@ class Entry(object):
 
 
 def _clip(text):
-    text = " ".join(text.split()) if "\n" in text else text.rstrip()
+    """One display line: joined, control characters escaped, cut. Always after masking, so a cut
+    never leaves the prefix of a secret behind."""
+    text = escape_controls(one_line(text))
     return text if len(text) <= LINE_MAX else text[:LINE_MAX - 1] + "\u2026"
 
 
-def _layer3_entries(store, skipped, marks):
-    path = os.path.join(store, LAYER3_FILE)
+class _Scan(object):
+    """What one load scans with: clean marks, the user's patterns, and what it found."""
+
+    def __init__(self, store, skipped, marks, extra_patterns, masked):
+        self.store, self.skipped, self.marks, self.extra, self.masked = store, skipped, marks, extra_patterns, masked
+        self.scanned = False  # some text had no clean mark: the hook then refreshes the marks
+
+
+def skip(skipped, store, rel, exc):
+    """Name a file that was not read: for a link or special file, the path that is one."""
+    entry = {"path": rel.replace(os.sep, "/"), "reason": exc.reason}
+    if exc.security:
+        entry["security"] = True
+        where = os.path.relpath(exc.path or rel, store).replace(os.sep, "/")
+        if where != entry["path"]:
+            entry["reason"] = "%s %s" % (where, exc.reason)
+    skipped.append(entry)
+
+
+def _file_text(scan, rel, path):
+    """A Markdown layer file's text, masked as a whole (a pasted key block spans lines) unless a
+    writer marked it clean; None when absent or unreadable (then named in skipped)."""
     try:
         text = st.read_text(path)
     except st.CorruptFile as exc:
-        skipped.append({"path": LAYER3_FILE, "reason": exc.reason})
-        return []
+        skip(scan.skipped, scan.store, rel, exc)
+        return None
+    if text and not index.is_clean(scan.marks, scan.store, rel.replace("/", os.sep)):
+        from .redaction import mask_secrets
+        scan.scanned = True
+        text, found = mask_secrets(text, scan.extra)
+        scan.masked.extend("%s: %s" % (rel, f.kind) for f in found)
+    return text
+
+
+def _layer3_entries(store, scan):
+    text = _file_text(scan, LAYER3_FILE, layer3_path(store))
     if not text:
         return []
-    entries, heading = [], None
-    clean = index.is_clean(marks, store, LAYER3_FILE)
+    entries, group = [], None
     for number, line in enumerate(_COMMENT_RE.sub("", text).split("\n")):
         stripped = line.strip()
         if not stripped:
             continue
         if stripped.startswith("#"):
-            heading = stripped
+            group = heading(stripped)
             continue
-        entries.append(Entry(_clip(line), heading, number, LAYER3_FILE, clean))
+        entries.append(Entry(_clip(bullet(line)), group, number, LAYER3_FILE, True))
     return entries
 
 
-def _layer2_entries(store, days, skipped, marks):
-    names = st.list_daily_files(store)
+def _layer2_entries(store, days, scan):
+    try:
+        names = st.list_daily_files(store)
+    except st.CorruptFile as exc:  # memory/ is a link
+        skip(scan.skipped, store, DAILY_DIR, exc)
+        names = []
     chosen = names[:days]
     entries = []
     for rank, name in enumerate(chosen):
         rel = DAILY_DIR + "/" + name
-        try:
-            text = st.read_text(os.path.join(store, DAILY_DIR, name)) or ""
-        except st.CorruptFile as exc:
-            skipped.append({"path": rel, "reason": exc.reason})
-            continue
+        text = _file_text(scan, rel, os.path.join(store, DAILY_DIR, name)) or ""
         lines = [(i, l) for i, l in enumerate(_COMMENT_RE.sub("", text).split("\n"))
                  if l.strip() and not l.lstrip().startswith("#")]
         group = "%s (%s)" % (name[:-3], rel)
-        clean = index.is_clean(marks, store, os.path.join(DAILY_DIR, name))
         for i, line in reversed(lines):  # newest entries of the newest day first
-            entries.append(Entry(_clip(line), group, (rank, i), rel, clean))
+            entries.append(Entry(_clip(bullet(line)), group, (rank, i), rel, True))
     return entries, len(names), len(chosen)
 
 
-def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
+def _layer1_entries(store, topics, max_items, notes, scan, root=None):
     root = root or os.path.dirname(store)
-    available = st.list_topics(store)
+    try:
+        available = st.list_topics(store)
+    except st.CorruptFile as exc:  # areas/ or areas/topics/ is a link
+        skip(scan.skipped, store, TOPICS_DIR, exc)
+        available = []
     if topics:
         unknown = [t for t in topics if t not in available]
         if unknown:
@@ -88,11 +123,10 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
                                                    max_items)
     if merged is not None:  # no topic file changed since its last writer indexed it
         active_total, rows = merged
-        entries = _fact_entries([(r[0], r[1], r[5], _row_item(r)) for r in rows[:max_items]], max_items, root)
-        if index.is_clean(marks, store, index.NEWEST_INDEX):
-            for entry in entries:
-                entry.clean = True
-        return entries, active_total, len(available), True
+        facts = [(r[0], r[1], r[5], _row_item(r)) for r in rows[:max_items]]
+        if not index.is_clean(scan.marks, store, index.NEWEST_INDEX):
+            _mask_facts(facts, scan)
+        return _fact_entries(facts, max_items, root), active_total, len(available), True
     for topic in available:
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
@@ -104,7 +138,7 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
         try:
             _doc, items = st.parse_items(st.read_text(path) or "[]", rel)
         except st.CorruptFile as exc:
-            skipped.append({"path": rel, "reason": exc.reason})
+            skip(scan.skipped, scan.store, rel, exc)
             continue
         active = [(str(it.get("updated_at") or it.get("created_at") or ""), str(it.get("id") or ""), topic, it)
                   for it in items if it.get("status", "active") == "active"]
@@ -113,7 +147,40 @@ def _layer1_entries(store, topics, max_items, skipped, notes, marks, root=None):
         facts.extend(heapq.nlargest(max_items, active, key=lambda f: (f[0], f[1])))
         del items, active
     facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
+    del facts[max_items:]
+    _mask_facts(facts, scan)
     return _fact_entries(facts, max_items, root), active_total, len(available), bool(topics) or not available
+
+
+def _mask_facts(facts, scan):
+    """Mask the facts in place, each as a whole before it is joined or cut. One scan over all of
+    them joined (the scanner's per-call cost dominates on short texts), then only the facts with a
+    finding are masked one by one."""
+    if not facts:
+        return
+    scan.scanned = True
+    extra_patterns, masked = scan.extra, scan.masked
+    from .redaction import find_secrets, mask_secrets
+    joined, starts = [], []
+    pos = 0
+    for fact in facts:
+        starts.append(pos)
+        joined.append(fact[3]["fact"])
+        pos += len(fact[3]["fact"]) + 3
+    findings = find_secrets("\n\n\n".join(joined), extra_patterns)
+    if not findings:
+        return
+    import bisect
+    hit = set()
+    for f in findings:
+        first, last = bisect.bisect_right(starts, f.start) - 1, bisect.bisect_right(starts, max(f.start, f.end - 1)) - 1
+        hit.update(range(max(first, 0), last + 1))
+    for number in sorted(hit):
+        _stamp, _id, topic, item = facts[number]
+        item = dict(item)
+        item["fact"], found = mask_secrets(item["fact"], extra_patterns)
+        facts[number] = (_stamp, _id, topic, item)
+        masked.extend("%s/%s/items.json: %s" % (TOPICS_DIR.replace(os.sep, "/"), topic, f.kind) for f in found)
 
 
 def _row_item(row):
@@ -129,6 +196,7 @@ def _fact_entries(facts, max_items, root):
     entries = []
     for rank, (_stamp, item_id, topic, item) in enumerate(facts[:max_items]):
         label = item_id if item_id.startswith(topic + "-") else "%s:%s" % (topic, item_id or "?")
+        label = escape_controls(one_line(label))[:80]
         flag = " (inferred)" if item.get("inferred") else ""
         if item.get("needs_review"):
             flag += " [needs review]"
@@ -137,7 +205,7 @@ def _fact_entries(facts, max_items, root):
             if stale_anchors(root, item["anchors"]):
                 flag += " [stale?]"
         entries.append(Entry(_clip("- [%s]%s %s" % (label, flag, item["fact"])), None, rank,
-                             TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic))
+                             TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic, True))
     return entries
 
 
@@ -204,24 +272,25 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
         report["empty"] = True
         return text[:max_chars], report
 
-    skipped = report["skipped"]
-    marks = index.read_clean(store, index.scan_fingerprint(extra_patterns))
-    layers = [_layer3_entries(store, skipped, marks)]
-    l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], skipped, marks)
+    scan = _Scan(store, report["skipped"], index.read_clean(store, index.scan_fingerprint(extra_patterns)),
+                 extra_patterns, report["masked"])
+    layers = [_layer3_entries(store, scan)]
+    l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], scan)
     layers.append(l2)
     l1, active_total, topic_count, indexed = _layer1_entries(store, settings.get("topics"), settings["max_items"],
-                                                             skipped, report["notes"], marks, root)
+                                                             report["notes"], scan, root)
     layers.append(l1)
     # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
     # maintained store needs (the SessionStart hook then refreshes them).
-    scanned = _mask_entries([e for entries in layers for e in entries], extra_patterns, report["masked"])
-    report["stale"] = scanned or not indexed
+    report["stale"] = scan.scanned or not indexed
 
-    head = "# Project memory (memory-3layer, %s/)" % store_rel
+    head = "# Project memory (memory-3layer, %s/)" % escape_controls(store_rel)
     pre = ""
-    if preamble:
-        pre = _clip_block(preamble, PREAMBLE_MAX) + "\n"
-    fixed = len(head) + 1 + len(pre) + REPORT_RESERVE + sum(len(t) + 1 for t, e in zip(LAYER_TITLES, layers) if e)
+    if preamble:  # the saved session state: data like the rest, masked whole and inside the fence
+        pre = "\n".join(_clip(l) for l in _mask_block(preamble, scan).split("\n") if l.strip())
+        pre = _clip_block(pre, min(PREAMBLE_MAX, max_chars // 4)) + "\n"
+    fixed = (len(head) + len(DATA_NOTE) + len(FENCE_OPEN) + len(FENCE_CLOSE) + 4 + len(pre) + REPORT_RESERVE
+             + sum(len(t) + 1 for t, e in zip(LAYER_TITLES, layers) if e))
     pool = max(0, max_chars - fixed)
     shares = _fair_shares(pool, [_demand(entries) for entries in layers])
     chosen = [set() for _ in layers]
@@ -233,7 +302,7 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
             break
         leftover -= _fill(entries, chosen[i], opened[i], leftover)
 
-    out = [head]
+    out = [head, DATA_NOTE, FENCE_OPEN]
     if pre:
         out.append(pre.rstrip("\n"))
     for title, entries, picked in zip(LAYER_TITLES, layers, chosen):
@@ -254,6 +323,7 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
                                        "max_items": settings["max_items"]})
     if not any(chosen):
         out.append("(the store is empty: nothing recorded yet)")
+    out.append(FENCE_CLOSE)
     body = "\n".join(out)
     closing = _closing_line(report, max_chars - len(body) - 1)
     text = body + "\n" + closing
@@ -265,24 +335,11 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     return text, report
 
 
-def _mask_entries(entries, extra_patterns, masked):
-    """Mask secrets in every entry not known clean. One scan over those entries joined (the
-    scanner's per-call cost dominates on short lines), then only the entries with a finding are
-    masked one by one."""
-    entries = [e for e in entries if not e.clean]
-    if not entries:
-        return False  # a store its writers maintain: nothing to scan, the detector is not even imported
-    from .redaction import find_secrets, mask_secrets
-    joined = "\n".join(e.text for e in entries)
-    findings = find_secrets(joined, extra_patterns)
-    if not findings:
-        return True
-    hit_lines = set(f.line for f in findings)
-    for number, entry in enumerate(entries, 1):
-        if number in hit_lines:
-            entry.text, found = mask_secrets(entry.text, extra_patterns)
-            masked.extend("%s: %s" % (entry.source, f.kind) for f in found)
-    return True
+def _mask_block(text, scan):
+    from .redaction import mask_secrets
+    text, found = mask_secrets(text, scan.extra)
+    scan.masked.extend("session state: %s" % f.kind for f in found)
+    return text
 
 
 def _clip_block(text, limit):
@@ -304,13 +361,21 @@ def _closing_line(report, room):
         dropped.append("L1 %d over --max-items %d" % (l1["active_facts"] - l1["available"], l1["max_items"]))
     if dropped:
         parts.append("left out for the %d-char budget: %s" % (report["budget_chars"], ", ".join(dropped)))
+    free = []  # text that comes from files, paths and settings: masked and escaped like the data
     if report["skipped"]:
-        parts.append("skipped unreadable: " + "; ".join("%s (%s)" % (s["path"], s["reason"])
-                                                        for s in report["skipped"]))
+        unsafe = [s for s in report["skipped"] if s.get("security")]
+        if unsafe:
+            free.append("SECURITY: skipped, never followed: " + "; ".join(
+                "%s (%s)" % (s["path"], s["reason"]) for s in unsafe))
+        rest = [s for s in report["skipped"] if not s.get("security")]
+        if rest:
+            free.append("skipped unreadable: " + "; ".join("%s (%s)" % (s["path"], s["reason"]) for s in rest))
     if report["masked"]:
         parts.append("masked %d secret(s) found in files" % len(report["masked"]))
-    for note in report["notes"]:
-        parts.append(note)
+    free.extend(report["notes"])
+    if free:
+        from .rendering import masked_line
+        parts.extend(masked_line(part) for part in free)
     parts.append("loading wrote nothing")
     line = "; ".join(parts) + "."
     if len(line) > room:

@@ -505,13 +505,14 @@ def migrate(root, store, source=None, dry_run=False, redact=False):
         result.update(ok=True, status="nothing to do", counts=dict((s, 0) for s in STATUSES))
         result["notes"].append("no legacy folder at %s" % result["source"])
         return result
-    config, notes = read_config(store)
+    config, notes = read_config(store, strict=True)
     result["notes"].extend(notes)
     extra = extra_secret_patterns(config)
     entries = plan(root, store, source_dir, redact, extra)
     if not dry_run and not any(e["status"] in STOP_STATUSES for e in entries) \
             and any(e["status"] == "copied" for e in entries):
         with st.StoreLock(store):
+            st.preflight(store)
             entries = plan(root, store, source_dir, redact, extra)  # again, under the lock
             if not any(e["status"] in STOP_STATUSES for e in entries):
                 todo = [e for e in entries if e["status"] == "copied"]

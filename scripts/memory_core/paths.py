@@ -103,6 +103,9 @@ def resolve_store(project_dir=None, cwd=None, env=None):
     if os.path.realpath(store) != os.path.join(root_real, inside):
         raise StoreError("store %s does not resolve inside %s" % (store, root),
                          fix="remove the link or set MEMORY_DIR to a plain folder", path=store)
+    from . import safefs
+    safefs.trust(root)
+    safefs.trust(store)
     return root, store, how
 
 
@@ -114,19 +117,37 @@ def check_no_symlink(base, relpath):
             continue
         cur = os.path.join(cur, part)
         if os.path.islink(cur):
-            raise StoreError("%s is a symbolic link; memory-3layer never writes through links" % cur,
-                             fix="replace the link with a real folder inside the project", path=cur)
+            from .safefs import UnsafePath
+            raise UnsafePath(cur, "is a symbolic link",
+                             fix="remove the link and keep a real folder inside the project there")
         if not os.path.lexists(cur):
             return
 
 
+# Every path under a store is built here, so the store becomes the base that safefs checks each
+# such path from (no component below it may be a link).
+
+def _trusted(store):
+    from . import safefs
+    safefs.trust(store)
+    return store
+
+
 def topic_items_path(store, topic):
-    return os.path.join(store, TOPICS_DIR, topic, ITEMS_FILE)
+    return os.path.join(_trusted(store), TOPICS_DIR, topic, ITEMS_FILE)
 
 
 def daily_path(store, day):
-    return os.path.join(store, DAILY_DIR, day + ".md")
+    return os.path.join(_trusted(store), DAILY_DIR, day + ".md")
 
 
 def state_path(store, name):
-    return os.path.join(store, STATE_DIR, name)
+    return os.path.join(_trusted(store), STATE_DIR, name)
+
+
+def layer3_path(store):
+    return os.path.join(_trusted(store), LAYER3_FILE)
+
+
+def config_path(store):
+    return os.path.join(_trusted(store), CONFIG_FILE)

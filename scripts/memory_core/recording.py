@@ -6,7 +6,7 @@ import os
 from . import index
 from . import store as st
 from .config import extra_secret_patterns, read_config
-from .paths import LAYER3_FILE, StoreError, daily_path, topic_error, topic_items_path
+from .paths import LAYER3_FILE, StoreError, daily_path, layer3_path, topic_error, topic_items_path
 from .provenance import content_hash, log_change
 from .similarity import compare, fact_id, near_candidates, normalize, rapidfuzz_installed, without_negations
 
@@ -90,7 +90,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
         result["notes"].append("degraded: rapidfuzz not installed; large topics are compared in pure "
                                "Python (same results, slower)")
 
-    config, notes = read_config(store)
+    config, notes = read_config(store, strict=True)
     result["notes"].extend(notes)
     fact, source = _screen_secrets(fact, source, redact, config, result)
     extra = extra_secret_patterns(config)
@@ -108,6 +108,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
     if not os.path.isdir(store):
         _check_creatable(root, store)
     with st.StoreLock(store):
+        st.preflight(store)
         created = st.init_store(store)
         if created:
             result["written"].extend(_rel(root, os.path.join(store, c)) for c in created)
@@ -180,7 +181,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     items_path = topic_items_path(store, topic)
     day_path = daily_path(store, now.strftime("%Y-%m-%d"))
     daily_text = st.read_text(day_path)  # CorruptFile refuses the whole record
-    memory_path = os.path.join(store, LAYER3_FILE)
+    memory_path = layer3_path(store)
     memory_md = st.read_text(memory_path) if promote else None
     if write and not supersedes and not promote:
         new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)

@@ -8,7 +8,7 @@ next few neighbours in every order (see candidate_pairs), plus facts sharing a r
 import os
 
 from . import store as st
-from .paths import LAYER3_FILE, topic_items_path
+from .paths import LAYER3_FILE, layer3_path, topic_items_path
 from .similarity import compare, normalize, ratio
 
 DEFAULT_STALE_DAYS = 180
@@ -32,9 +32,18 @@ def _proposal_id(kind, ids):
 
 
 def collect(store, topics=None):
-    """(facts, problems): every readable item as dicts with topic, and the files that did not read."""
-    facts, problems = [], []
-    for topic in st.list_topics(store):
+    """(facts, problems): every readable item as dicts with topic, and the files that did not read.
+    Links and special files anywhere in the store come first, as security problems."""
+    from .safefs import scan_tree
+    facts = []
+    problems = [{"kind": "security", "path": rel, "evidence": "SECURITY: %s; never followed or read" % why,
+                 "action": "remove it (git rm it if it is committed); only real files and folders belong in the store"}
+                for rel, why in scan_tree(store)]
+    try:
+        topic_names = st.list_topics(store)
+    except st.CorruptFile:
+        topic_names = []  # areas/ is a link: reported above
+    for topic in topic_names:
         if topics and topic not in topics:
             continue
         path = topic_items_path(store, topic)
@@ -42,6 +51,8 @@ def collect(store, topics=None):
         try:
             doc, items = st.read_topic(store, topic)
         except st.CorruptFile as exc:
+            if exc.security:
+                continue  # already a security problem
             problems.append({"kind": "corrupt", "path": rel, "evidence": exc.reason,
                              "action": "fix or restore the file by hand; memory-3layer leaves it as it is"})
             continue
@@ -140,7 +151,7 @@ def find_stale(root, store, active, stale_days, now_epoch):
     from .anchors import stale_anchors
     memory_md = ""
     try:
-        memory_md = st.read_text(os.path.join(store, LAYER3_FILE)) or ""
+        memory_md = st.read_text(layer3_path(store)) or ""
     except st.CorruptFile:
         pass
     found = []
@@ -164,7 +175,49 @@ def find_stale(root, store, active, stale_days, now_epoch):
     return found
 
 
-def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False):
+GIT_HISTORY_NOTE = ("git history still holds the value: rotate the credential, and rewrite history if it was "
+                    "pushed (git filter-repo --replace-text, or BFG Repo-Cleaner)")
+
+
+def find_secrets_in_store(store, facts, extra_patterns=()):
+    """Secret and personal-data findings in every layer: file, line and kind, never the value. Each
+    proposes a redaction: the value masked in place, where it is."""
+    from .redaction import find_secrets
+    from .paths import DAILY_DIR
+    found = []
+    for fact in facts:
+        hits = find_secrets(fact.get("fact", ""), extra_patterns)
+        if hits:
+            found.append({"kind": "secret", "ids": [fact["id"]],
+                          "evidence": "%s item %s (%s): %s" % (
+                              os.path.relpath(topic_items_path(store, fact["_topic"]), store).replace(os.sep, "/"),
+                              fact["id"], fact.get("status", "active"), _kinds(hits)),
+                          "action": {"op": "redact", "topic": fact["_topic"], "id": fact["id"]}})
+    try:
+        days = st.list_daily_files(store)
+    except st.CorruptFile:
+        days = []
+    for rel in [LAYER3_FILE] + [DAILY_DIR + "/" + name for name in days]:
+        try:
+            text = st.read_text(os.path.join(store, rel))
+        except st.CorruptFile:
+            continue  # reported as a file problem
+        hits = find_secrets(text or "", extra_patterns)
+        if hits:
+            found.append({"kind": "secret", "ids": [rel],
+                          "evidence": "%s: %s" % (rel, _kinds(hits, lines=True)),
+                          "action": {"op": "redact", "file": rel}})
+    return found
+
+
+def _kinds(hits, lines=False):
+    if lines:
+        return ", ".join("%s at line %d" % (f.kind, f.line) for f in hits[:10])
+    return ", ".join(sorted(set(f.kind for f in hits)))
+
+
+def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False,
+               extra_patterns=()):
     import time
     facts, problems = collect(store, topics)
     active = [f for f in facts if f.get("status", "active") == "active" and not f.get("needs_review")]
@@ -172,39 +225,53 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     for fact in active:
         fact["_norm"] = normalize(fact["fact"])
         fact["_bare"] = without_negations(fact["_norm"])
-    findings = find_pairs(active) + find_stale(root, store, active, stale_days, int(time.time()))
+    findings = (find_secrets_in_store(store, facts, extra_patterns) + find_pairs(active)
+                + find_stale(root, store, active, stale_days, int(time.time())))
+    from .rendering import masked_line
     for finding in findings:
         finding["proposal"] = _proposal_id(finding["kind"], finding["ids"])
+        finding["evidence"] = masked_line(finding["evidence"], extra_patterns)  # fact texts are quoted there
+    for problem in problems:
+        problem["evidence"] = masked_line(problem["evidence"], extra_patterns)
     report = {"facts": len(facts), "active": sum(1 for f in facts if f.get("status", "active") == "active"),
               "superseded": sum(1 for f in facts if f.get("status") == "superseded"),
               "needs_review": [f["id"] for f in facts if f.get("needs_review")],
               "findings": findings, "problems": problems}
+    if any(f["kind"] == "secret" for f in findings):
+        report["git_history"] = GIT_HISTORY_NOTE
     if include_superseded:
-        report["superseded_items"] = [{"id": f["id"], "fact": f["fact"], "superseded_by": f.get("superseded_by"),
-                                       "topic": f["_topic"]} for f in facts if f.get("status") == "superseded"]
+        report["superseded_items"] = [{"id": f["id"], "fact": masked_line(f["fact"], extra_patterns),
+                                       "superseded_by": f.get("superseded_by"), "topic": f["_topic"]}
+                                      for f in facts if f.get("status") == "superseded"]
     return report
 
 
-def apply_proposals(root, store, proposal_ids, source="review"):
+def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=()):
     """Apply the named proposals of a fresh review in one locked step; returns what changed."""
     from .provenance import content_hash, log_change
     with st.StoreLock(store):
-        report = run_review(root, store)
+        st.preflight(store)
+        report = run_review(root, store, extra_patterns=extra_patterns)
         by_id = dict((f["proposal"], f) for f in report["findings"])
         missing = [p for p in proposal_ids if p not in by_id]
         if missing:
             raise st.StoreError("no such proposal in the current review: %s; nothing was changed" % ", ".join(missing),
                                 fix="run review_memory.py again and use the ids it prints", exit_code=1)
         changes = {}  # topic -> {id: (field updates)}
+        applied = []
         for pid in proposal_ids:
             action = by_id[pid]["action"]
-            if action["op"] == "supersede":
+            if action["op"] == "redact":
+                if "file" in action:
+                    applied.append(_redact_file(store, action["file"], source, extra_patterns))
+                else:
+                    changes.setdefault(action["id"], {})["_redact"] = True
+            elif action["op"] == "supersede":
                 changes.setdefault(action["old"], {}).update(
                     {"status": "superseded", "superseded_by": action["new"]})
             else:
                 changes.setdefault(action["id"], {}).update({"needs_review": action["why"]})
         stamp = st.iso(st.utc_now())
-        applied = []
         for topic in st.list_topics(store):
             doc, items = st.read_topic(store, topic)
             touched = [it for it in items if it.get("id") in changes]
@@ -212,13 +279,39 @@ def apply_proposals(root, store, proposal_ids, source="review"):
                 continue
             before = dict((it["id"], content_hash(it)) for it in touched)
             for item in touched:
-                item.update(changes[item["id"]])
+                update = dict(changes[item["id"]])
+                if update.pop("_redact", False):  # the value is masked in place; the id is an identity, it stays
+                    from .redaction import mask_secrets
+                    update["fact"] = mask_secrets(item["fact"], extra_patterns)[0]
+                item.update(update)
                 item["updated_at"] = stamp
             path = st.write_topic(store, topic, doc, items)
             from . import index
             index.refresh_topic(store, topic, path, doc, items)
             after = dict((it["id"], content_hash(it)) for it in touched)
             for item in touched:
-                applied.append("%s: %s" % (item["id"], ", ".join("%s=%s" % kv for kv in sorted(changes[item["id"]].items()))))
-            log_change(store, "review-apply", topic, sorted(before), source, before, after)
+                applied.append("%s: %s" % (item["id"], ", ".join(
+                    "value masked in place" if k == "_redact" else "%s=%s" % (k, v)
+                    for k, v in sorted(changes[item["id"]].items()))))
+            redacted = sorted(i for i in before if changes[i].get("_redact"))
+            if redacted:
+                log_change(store, "redact", topic, redacted, source,
+                           dict((i, before[i]) for i in redacted), dict((i, after[i]) for i in redacted))
+            others = sorted(i for i in before if set(changes[i]) - {"_redact"})
+            if others:
+                log_change(store, "review-apply", topic, others, source,
+                           dict((i, before[i]) for i in others), dict((i, after[i]) for i in others))
         return applied
+
+
+def _redact_file(store, rel, source, extra_patterns):
+    """Mask the values in a Markdown layer file in place: the one exception to the append-only
+    trail, because the alternative is keeping a secret."""
+    from .provenance import content_hash, log_change
+    from .redaction import mask_secrets
+    path = os.path.join(store, rel)
+    text = st.read_text(path) or ""
+    masked, found = mask_secrets(text, extra_patterns)
+    st.atomic_write_bytes(path, masked.encode("utf-8"))
+    log_change(store, "redact", rel, [rel], source, {rel: content_hash(text)}, {rel: content_hash(masked)})
+    return "%s: %d value(s) masked in place (%s)" % (rel, len(found), _kinds(found))

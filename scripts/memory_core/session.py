@@ -124,16 +124,15 @@ def last_user_request(transcript_path):
     Claude Code lines: {"type": "user", "message": {"role": "user", "content": ...}}; Codex lines:
     {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [...]}}."""
     import json
-    if not isinstance(transcript_path, str) or not transcript_path:
+    from .safefs import read_tail
+    if not isinstance(transcript_path, str) or not transcript_path or "\x00" in transcript_path \
+            or not os.path.isabs(transcript_path):
         return None
-    try:
-        with open(transcript_path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TRANSCRIPT_TAIL))
-            tail = fh.read().decode("utf-8", "replace")
-    except OSError:
+    # A regular file only (a FIFO would block the hook, /dev/zero would never end), read at its tail.
+    raw = read_tail(transcript_path, TRANSCRIPT_TAIL)
+    if not raw:
         return None
+    tail = raw.decode("utf-8", "replace")
     for line in reversed(tail.split("\n")):
         line = line.strip()
         if not line.startswith("{"):

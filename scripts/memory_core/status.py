@@ -21,6 +21,7 @@ import sys
 from . import install
 from .hooks import HOOK_RUNS_FILE
 from .paths import LEGACY_DIRNAME, STORE_DIRNAME, StoreError, resolve_store, state_path
+from .safefs import UnsafePath
 
 ALLOWED_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 REQUIRED_FILES = ("SKILL.md", "LICENSE", "scripts/memory_core/__init__.py", "scripts/load_memory.py",
@@ -75,8 +76,15 @@ def _writable(path):
 
 def locate(project_dir=None, cwd=None, env=None):
     env = os.environ if env is None else env
-    root, store, how = resolve_store(project_dir, cwd=cwd, env=env)
-    out = {"root": root, "found_by": how, "store": store, "store_exists": os.path.isdir(store), "notes": []}
+    unsafe = None
+    try:
+        root, store, how = resolve_store(project_dir, cwd=cwd, env=env)
+    except UnsafePath as exc:  # the store (or MEMORY_DIR) is a link: reported, never followed
+        from .paths import find_project_root, store_relpath
+        root, how = find_project_root(project_dir, cwd)
+        store, unsafe = os.path.join(root, store_relpath(env)), exc.message
+    out = {"root": root, "found_by": how, "store": store, "notes": [], "unsafe": unsafe,
+           "store_exists": unsafe is None and os.path.isdir(store)}
     host, evidence = _host_from_env(env)
     configured = [name for name in ("claude", "codex") if _our_handlers(os.path.join(root, install.HOSTS[name].config))[0]]
     out["host"] = host or "manual"
@@ -210,26 +218,40 @@ def check_store(root, store):
     from . import review
     from . import store as st
     from .config import extra_secret_patterns, read_config
-    from .paths import LAYER3_FILE, daily_path
+    from .paths import LAYER3_FILE, daily_path, layer3_path
     from .redaction import describe, find_secrets
     out = []
     config, notes = read_config(store)
     for note in notes:
-        out.append(entry("finding", "config.yaml", note, "fix config.yaml (or install pyyaml)"))
+        out.append(entry("finding", "config.yaml", note, "fix config.yaml (or install pyyaml); until then "
+                                                         "record, review --apply and migrate refuse to write"))
+    try:
+        patterns = extra_secret_patterns(config)
+        find_secrets("", patterns)
+    except ValueError:
+        patterns = []  # reported below, where the scan uses them
     facts, problems = review.collect(store)
+    from .rendering import masked_line
     for p in problems:
         legacy = "no schema field" in p["evidence"]
         what = "topic %s" % p["path"] if "ids" in p else os.path.join(os.path.basename(store), p["path"])
-        out.append(entry("info" if legacy else "finding", what, p["evidence"], p["action"]))
+        if p["kind"] == "security":
+            what = "security: " + what
+        out.append(entry("info" if legacy else "finding", what, masked_line(p["evidence"], patterns), p["action"]))
     patterns = extra_secret_patterns(config)
-    texts = [(LAYER3_FILE, os.path.join(store, LAYER3_FILE))]
-    texts += [(os.path.join("memory", d), daily_path(store, d[:-3])) for d in st.list_daily_files(store)]
+    try:
+        daily_names = st.list_daily_files(store)
+    except st.CorruptFile:
+        daily_names = []  # memory/ is a link: a security finding above
+    texts = [(LAYER3_FILE, layer3_path(store))]
+    texts += [(os.path.join("memory", d), daily_path(store, d[:-3])) for d in daily_names]
     secrets, scanned = [], 0
     for rel, path in texts:
         try:
             text = st.read_text(path)
         except st.CorruptFile as exc:
-            out.append(entry("finding", rel, exc.reason, exc.fix))
+            if not exc.security:  # a link or special file is already a security finding
+                out.append(entry("finding", rel, exc.reason, exc.fix))
             continue
         if text is None:
             continue
@@ -464,12 +486,12 @@ def adapter_status(root, env):
 # --- runtime_status ----------------------------------------------------------------------------
 
 def read_runs(store):
+    from .safefs import read_bytes
     path = state_path(store, HOOK_RUNS_FILE)
     runs, bad = [], 0
     try:
-        with open(path, "rb") as fh:
-            lines = fh.read().decode("utf-8", "replace").split("\n")
-    except OSError:
+        lines = (read_bytes(path) or b"").decode("utf-8", "replace").split("\n")
+    except (OSError, StoreError):
         return runs, 0
     for line in lines:
         if not line.strip():
@@ -485,8 +507,8 @@ def read_runs(store):
 
 
 def runtime_status(root, store, adapters):
-    runs, bad = read_runs(store)
-    rel_log = os.path.join(os.path.relpath(store, root), "state", HOOK_RUNS_FILE)
+    runs, bad = read_runs(store) if store else ([], 0)  # None: the store is a link, never read
+    rel_log = os.path.join(STORE_DIRNAME if store is None else os.path.relpath(store, root), "state", HOOK_RUNS_FILE)
     hosts, entries = {}, []
     for name in ("claude", "codex"):
         info = adapters["hosts"][name]
@@ -561,13 +583,17 @@ def build_report(project_dir=None, cwd=None, env=None, skill_root=None):
     root, store = loc["root"], loc["store"]
     findings, next_steps = [], []
     loc_entries = []
+    if loc["unsafe"]:
+        loc_entries.append(entry("finding", "security: store", "SECURITY: %s" % loc["unsafe"],
+                                 "remove the link and keep a real %s/ folder in the project" % os.path.basename(store)))
     if loc["ambiguous"]:
         loc_entries.append(entry("finding", "root", "ambiguous: %s; check reports on it, but nothing should be "
                                  "recorded or installed there" % loc["ambiguous"], "pass --project-dir with the project root"))
-    if not loc["store_exists"]:
-        loc_entries.append(entry("finding", "store", "%s does not exist: nothing to load" % store,
+    if not loc["store_exists"] and not loc["unsafe"]:
+        loc_entries.append(entry("finding", "store", "%s does not exist: nothing to load, and hooks neither "
+                                 "create it nor write run evidence until it exists" % store,
                                  "record a first fact: python3 %s --project-dir %s --fact TEXT --topic TOPIC "
-                                 "(or install the hooks; the first hook run creates it)"
+                                 "(or run hooks/install_hooks.py, which creates it)"
                                  % (os.path.join(skill_root, "scripts", "record_memory.py"), root)))
     if loc["legacy"]:
         loc_entries.append(entry("finding" if not loc["store_exists"] else "info", "legacy",
@@ -584,7 +610,7 @@ def build_report(project_dir=None, cwd=None, env=None, skill_root=None):
     if loc["store_exists"]:
         artifacts += check_store(root, store)
     adapters = adapter_status(root, env)
-    runtime = runtime_status(root, store, adapters)
+    runtime = runtime_status(root, None if loc["unsafe"] else store, adapters)
     env_info = environment()
     env_entries = []
     if env_info["degraded"]:

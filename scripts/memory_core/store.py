@@ -7,10 +7,13 @@ refuse with its path and the parse error.
 """
 import errno
 import os
+import stat
 import time
 
-from .paths import (DAILY_DIR, ITEMS_SCHEMA, LAYER3_FILE, STATE_DIR, TOPICS_DIR, StoreError,
-                    check_no_symlink, daily_path, state_path, topic_items_path)
+from . import safefs
+from .paths import (DAILY_DIR, ITEMS_SCHEMA, LAYER3_FILE, STATE_DIR, TOPICS_DIR, StoreError, daily_path,
+                    layer3_path, state_path, topic_items_path)
+from .safefs import CorruptFile, UnsafePath  # noqa: F401 (re-exported: readers catch them from here)
 
 try:
     import fcntl
@@ -30,17 +33,6 @@ FALLBACK_MEMORY_MD = (
     "## Confirmed facts\n"
 )
 READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
-
-
-class CorruptFile(StoreError):
-    """A store file that does not parse. Never rewritten; exit 1 for a writer that needs it."""
-
-    def __init__(self, path, reason):
-        StoreError.__init__(self, "%s cannot be read: %s" % (path, reason),
-                            fix="fix or restore the file by hand (git diff / git checkout it); "
-                                "memory-3layer leaves it byte-identical",
-                            exit_code=1, path=path)
-        self.reason = reason
 
 
 class UtcTime(object):
@@ -126,9 +118,8 @@ class StoreLock(object):
         self.fd = None
 
     def __enter__(self):
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # never through a link: a linked lock file would be truncated and written
+            fd = safefs.open_write(self.path, os.O_RDWR)
         except OSError as exc:
             if exc.errno in READ_ONLY_ERRNOS:
                 raise read_only_error(os.path.dirname(self.path), exc)
@@ -171,6 +162,16 @@ class StoreLock(object):
             finally:
                 os.close(self.fd)
                 self.fd = None
+
+
+def preflight(store):
+    """Refuse, before anything is written, when a link or special file sits anywhere under the
+    store: a writer must not stop half-way on a linked cache or log. Call under the lock."""
+    unsafe = safefs.scan_tree(store)
+    if unsafe:
+        rel, why = unsafe[0]
+        more = " (and %d more)" % (len(unsafe) - 1) if len(unsafe) > 1 else ""
+        raise safefs.UnsafePath(os.path.join(store, rel) if rel != "." else store, why + more)
 
 
 def _read_holder(fd):
@@ -216,11 +217,14 @@ def atomic_write_bytes(path, data):
     """Write data (bytes, or a list of byte chunks, so large files need not be joined in memory) to
     path atomically: temp file in the same folder, fsync, os.replace, fsync dir. Call under the lock."""
     folder, base = os.path.split(path)
+    info = safefs.check(path)  # UnsafePath: a link anywhere on the way, so writers refuse
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise safefs.UnsafePath(path, "is not a regular file", fix="remove it; only regular files belong there")
     try:
-        os.makedirs(folder, exist_ok=True)
+        safefs.make_dirs(folder)
         _remove_stale_temps(folder, base)
         tmp = os.path.join(folder, ".%s.%d.%s.tmp" % (base, os.getpid(), os.urandom(4).hex()))
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | safefs.NOFOLLOW | safefs.BINARY, 0o666)
     except OSError as exc:
         if exc.errno in READ_ONLY_ERRNOS:
             raise read_only_error(folder, exc)
@@ -286,13 +290,9 @@ def _fsync_dir(folder):
 
 def read_text(path):
     """UTF-8 text of a store file; CorruptFile when it is binary or not UTF-8; None when absent."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
+    data = safefs.read_bytes(path)  # UnsafePath (a CorruptFile) for a link, FIFO or huge file
+    if data is None:
         return None
-    except IsADirectoryError:
-        raise CorruptFile(path, "is a folder, expected a file")
     if b"\x00" in data:
         raise CorruptFile(path, "binary content (NUL bytes)")
     try:
@@ -332,21 +332,18 @@ def read_topic(store, topic):
 
 
 def list_topics(store):
+    """Topic folders holding an items.json. A linked topic folder or file is listed too, so the
+    reader that opens it refuses it and names it (instead of it silently vanishing)."""
     folder = os.path.join(store, TOPICS_DIR)
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return []
-    return [n for n in names if os.path.isfile(os.path.join(folder, n, "items.json"))]
+    names = safefs.list_dir(folder)
+    return [n for n in names if os.path.lexists(os.path.join(folder, n, "items.json"))
+            or os.path.islink(os.path.join(folder, n))]
 
 
 def list_daily_files(store):
     """Daily file names (YYYY-MM-DD.md), newest first."""
     from .paths import is_daily_name
-    try:
-        names = os.listdir(os.path.join(store, DAILY_DIR))
-    except OSError:
-        return []
+    names = safefs.list_dir(os.path.join(store, DAILY_DIR))
     return sorted((n for n in names if is_daily_name(n)), reverse=True)
 
 
@@ -364,7 +361,6 @@ def dump_items(topic, doc, items):
 
 def write_topic(store, topic, doc, items):
     path = topic_items_path(store, topic)
-    check_no_symlink(store, os.path.relpath(path, store))
     atomic_write_bytes(path, dump_items(topic, doc, items))
     return path
 
@@ -380,7 +376,6 @@ def append_daily(store, now, line, existing=None):
     caller already read it."""
     day = now.strftime("%Y-%m-%d")
     path = daily_path(store, day)
-    check_no_symlink(store, os.path.relpath(path, store))
     if existing is None:
         existing = read_text(path)
     if existing is None:
@@ -426,7 +421,7 @@ def init_store(store):
             dirs.sort()
             rel_folder = os.path.relpath(folder, TEMPLATE_DIR)
             target_folder = os.path.normpath(os.path.join(store, rel_folder))
-            os.makedirs(target_folder, exist_ok=True)
+            safefs.make_dirs(target_folder, store)
             for name in sorted(files):
                 if name == ".gitkeep":
                     continue
@@ -437,8 +432,8 @@ def init_store(store):
                     created.append(os.path.relpath(target, store))
     else:
         for sub in (DAILY_DIR, TOPICS_DIR, STATE_DIR):
-            os.makedirs(os.path.join(store, sub), exist_ok=True)
-        target = os.path.join(store, LAYER3_FILE)
+            safefs.make_dirs(os.path.join(store, sub), store)
+        target = layer3_path(store)
         if not os.path.lexists(target):
             atomic_write_bytes(target, FALLBACK_MEMORY_MD.encode("utf-8"))
             created.append(LAYER3_FILE)
