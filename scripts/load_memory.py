@@ -49,11 +49,10 @@ def main():
     try:
         patterns = extra_secret_patterns(config)
         text, report = load_context(root, store, settings, extra_patterns=patterns,
-                                    structured=(args.format == "json"))
+                                    structured=(args.format == "json"), notes=notes)
     except ValueError as exc:
         from memory_core.paths import StoreError
         raise StoreError("config.yaml has a bad secret pattern: %s" % exc, fix="fix secrets.extra_patterns")
-    report["notes"] = notes + report["notes"]
     report["project"], report["found_by"] = root, how
     if args.json:
         cli.print_json({"ok": True, "action": "load", "context": text, "report": report})

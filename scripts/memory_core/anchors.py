@@ -57,8 +57,8 @@ def make_anchors(root, store, paths):
         if rel in seen:
             continue
         seen.add(rel)
-        with open(full, "rb") as fh:
-            anchors.append({"path": rel, "hash": content_hash(fh.read(), git)})
+        from .safefs import read_regular
+        anchors.append({"path": rel, "hash": content_hash(read_regular(full, MAX_ANCHOR_BYTES), git)})
     if len(anchors) > MAX_ANCHORS:
         raise StoreError("%d anchors; the limit is %d" % (len(anchors), MAX_ANCHORS),
                          fix="anchor the few files the fact is really about")
@@ -72,9 +72,9 @@ def anchor_state(root, anchor):
     full = os.path.join(root, anchor["path"])
     if _inside(root, full) is None:
         return "changed"
+    from .safefs import read_regular
     try:
-        with open(full, "rb") as fh:
-            data = fh.read(MAX_ANCHOR_BYTES + 1)
+        data = read_regular(full, MAX_ANCHOR_BYTES + 1)  # a FIFO planted at the path must not block load
     except FileNotFoundError:
         return "missing"
     except OSError:

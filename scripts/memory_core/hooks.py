@@ -73,19 +73,21 @@ def main(argv, usage):
         out = {}  # no store here: hooks never create one, so they stay silent and write nothing
     except BaseException as exc:  # fail open: whatever happened, the host gets valid JSON and exit 0
         outcome = "skipped" if isinstance(exc, (Skip, StoreError)) else "error"
-        reason = " ".join(str(getattr(exc, "message", None) or exc or type(exc).__name__).split())[:300]
-        out = {"systemMessage": display("memory-3layer: %s %s: %s" % ((event or "hook")[:40], outcome, reason))}
+        reason = display(str(getattr(exc, "message", None) or exc or type(exc).__name__), limit=300)
+        out = {"systemMessage": "memory-3layer: %s %s: %s" % (display((event or "hook")[:40]), outcome, reason)}
         if store is None:
             store = _store_for_log(host, payload, options)
-    log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id)
+    problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id)
+    if problem:  # a linked log is named, never written through
+        out["systemMessage"] = ((out.get("systemMessage") or "memory-3layer:") + " " + display(problem))[:1000]
     sys.stdout.write(fastjson.dumps(out) + "\n")
     return 0
 
 
-def display(text):
+def display(text, limit=None):
     """Text from files or payloads on its way to the host: secrets masked, control characters escaped."""
     from .rendering import masked_line
-    return masked_line(text)
+    return masked_line(text, limit=limit)
 
 
 def _store_for_log(host, payload, options):
@@ -199,11 +201,11 @@ def session_start(root, store, host, payload, env):
         from .session import preamble as session_preamble
         preamble = session_preamble(store, _text(payload, "session_id"))
     patterns = extra_secret_patterns(config)
-    text, report = load_context(root, store, settings, preamble=preamble, extra_patterns=patterns)
+    text, report = load_context(root, store, settings, preamble=preamble, extra_patterns=patterns, notes=notes)
     if report.get("stale"):
         _warm_indexes(store, patterns)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    problems = ["%s (%s)" % (s["path"], s["reason"]) for s in report.get("skipped") or ()] + list(notes)
+    problems = ["%s (%s)" % (s["path"], s["reason"]) for s in report.get("skipped") or ()] + report["notes"]
     if problems:
         out["systemMessage"] = display("memory-3layer: skipped %s" % "; ".join(problems))
     return out
@@ -301,9 +303,10 @@ def pre_compact(root, store, host, payload):
 
 def log_run(store, host, event, outcome, reason, started, session_id=None):
     """Append one line to state/hook-runs.jsonl: the runtime evidence that hooks really run.
-    Never raises: a hook that cannot log still answers its host."""
+    Never raises: a hook that cannot log still answers its host; returns why, for a link or a
+    special file in the way (None otherwise)."""
     if store is None:
-        return
+        return None
     record = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": host, "event": event,
               "outcome": outcome,
               "duration_ms": int((time.monotonic() - started) * 1000)}
@@ -311,8 +314,12 @@ def log_run(store, host, event, outcome, reason, started, session_id=None):
         record["reason"] = reason
     if session_id:
         record["session_id"] = session_id[:100]
+    from .safefs import UnsafePath
     try:
         from . import jsonlog
         jsonlog.append(state_path(store, HOOK_RUNS_FILE), record, HOOK_RUNS_MAX_BYTES, store)
+    except UnsafePath as exc:
+        return "run not logged: %s" % exc.message
     except (OSError, StoreError):
         pass
+    return None

@@ -75,10 +75,9 @@ def our_groups(host):
 
 def read_config(path):
     """(parsed object, raw text or None, indent). Refuses anything we could not merge safely."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
+    from .safefs import read_bytes
+    raw = read_bytes(path, 16 * 1024 * 1024)  # UnsafePath (exit 2) for a linked config: never written through
+    if raw is None:
         return {}, None, 2
     try:
         text = raw.decode("utf-8")

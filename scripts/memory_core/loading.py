@@ -258,12 +258,12 @@ LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
                 "[Layer 1] active facts, newest first ([id] -> areas/topics/<topic>/items.json)")
 
 
-def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False):
+def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False, notes=()):
     """Return (text, report). settings: max_chars, max_items, daily_days, topics. With structured,
     the first value is the same selection as {layer: [{"text", "source", "group"}]} instead."""
     max_chars = settings["max_chars"]
     store_rel = os.path.relpath(store, root)
-    report = {"store": store_rel, "budget_chars": max_chars, "skipped": [], "notes": [], "masked": [],
+    report = {"store": store_rel, "budget_chars": max_chars, "skipped": [], "notes": list(notes), "masked": [],
               "layers": {}, "wrote": "nothing"}
     if not os.path.isdir(store):
         text = ("[memory-3layer] No project memory yet: %s/ does not exist in %s. Record a fact with "

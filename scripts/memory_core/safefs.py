@@ -166,6 +166,26 @@ def read_tail(path, limit, follow=True):
         os.close(fd)
 
 
+def read_regular(path, limit):
+    """Up to `limit` bytes of a regular file (links followed: the caller checked containment with
+    realpath), or None when it is missing; OSError for anything else, a FIFO or device included,
+    which is never opened in a way that blocks."""
+    fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        chunks, left = [], limit
+        while left > 0:
+            block = os.read(fd, min(left, 1 << 20))
+            if not block:
+                break
+            chunks.append(block)
+            left -= len(block)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def open_write(path, flags, base=None):
     """fd for writing (O_APPEND logs, the lock): the parent folders are made safely first."""
     make_dirs(os.path.dirname(path), base)
