@@ -7,7 +7,6 @@ layer leaves unused goes back to the pool, in layer order.
 """
 import heapq
 import os
-import re
 
 from . import index
 from . import store as st
@@ -17,7 +16,6 @@ from .rendering import DATA_NOTE, FENCE_CLOSE, FENCE_OPEN, bullet, escape_contro
 LINE_MAX = 400          # one entry never eats a layer: longer lines are cut with an ellipsis
 REPORT_RESERVE = 700    # room kept for the closing report
 PREAMBLE_MAX = 2000     # session state shown first after compact/resume
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 
 
 class Entry(object):
@@ -26,6 +24,25 @@ class Entry(object):
     def __init__(self, text, group, order, source, clean=False):
         self.text, self.group, self.order, self.source = text, group, order, source
         self.clean = clean  # its file was scanned free of secrets by a writer (index.mark_clean)
+
+
+def _without_comments(text):
+    """Text minus <!-- ... --> comments (an unclosed one is kept as text), without `re`, whose
+    import would cost every SessionStart ~7 ms."""
+    if "<!--" not in text:
+        return text
+    out, pos = [], 0
+    while True:
+        start = text.find("<!--", pos)
+        if start < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end < 0:
+            out.append(text[start:])
+            return "".join(out)
+        pos = end + 3
 
 
 def _clip(text):
@@ -75,7 +92,7 @@ def _layer3_entries(store, scan):
     if not text:
         return []
     entries, group = [], None
-    for number, line in enumerate(_COMMENT_RE.sub("", text).split("\n")):
+    for number, line in enumerate(_without_comments(text).split("\n")):
         stripped = line.strip()
         if not stripped:
             continue
@@ -97,7 +114,7 @@ def _layer2_entries(store, days, scan):
     for rank, name in enumerate(chosen):
         rel = DAILY_DIR + "/" + name
         text = _file_text(scan, rel, os.path.join(store, DAILY_DIR, name)) or ""
-        lines = [(i, l) for i, l in enumerate(_COMMENT_RE.sub("", text).split("\n"))
+        lines = [(i, l) for i, l in enumerate(_without_comments(text).split("\n"))
                  if l.strip() and not l.lstrip().startswith("#")]
         group = "%s (%s)" % (name[:-3], rel)
         for i, line in reversed(lines):  # newest entries of the newest day first

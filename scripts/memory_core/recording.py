@@ -118,6 +118,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
 
 
 FORCEABLE = ("todo", "procedure", "ephemeral", "speculation")
+PERSONAL_KINDS = frozenset(("payment-card", "iban", "national-id", "phone", "email", "home-path"))
 
 
 def _classify(fact, config, extra, category, force_surface, inferred, result):
@@ -165,9 +166,18 @@ def _screen_secrets(fact, source, redact, config, result):
     if not findings:
         return fact, source
     if not redact:
-        raise Refusal("the fact contains a secret: %s; nothing was written" % describe(findings),
-                      fix="remove the secret and record the rule instead (e.g. 'the key lives in CI "
-                          "secrets'), or pass --redact to store a masked text",
+        kinds = set(f.kind for f in findings)
+        what = "a secret" if kinds - PERSONAL_KINDS else (
+            "a path inside one person's home folder" if kinds == {"home-path"} else "personal data")
+        fixes = []
+        if kinds - PERSONAL_KINDS:
+            fixes.append("remove the secret and record the rule instead (e.g. 'the key lives in CI secrets')")
+        if kinds & (PERSONAL_KINDS - {"home-path"}):
+            fixes.append("leave out the personal or payment data (say where it is kept, not what it is)")
+        if "home-path" in kinds:
+            fixes.append("give the path relative to the project (e.g. scripts/deploy.sh), not from a home folder")
+        raise Refusal("the fact contains %s: %s; nothing was written" % (what, describe(findings)),
+                      fix="; ".join(fixes) + "; or pass --redact to store a masked text",
                       kinds=[f.kind for f in findings])
     masked, _ = mask_secrets(fact, extra)
     result["redacted"] = [f.kind for f in findings]
