@@ -214,6 +214,23 @@ class HookCwdTest(SecurityCase):
         self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
         self.assertFalse((sub / ".memory-3layer").exists())
 
+    def test_an_installed_copy_never_acts_on_another_projects_store(self):
+        proc = run_script("install_hooks.py", "--project-dir", self.project, "--platform", "claude")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        other = Path(self._tmp) / "other"
+        other.mkdir()
+        code, out = run_json("record_memory.py", "--project-dir", other, "--fact", "Other project uses Gradle 8",
+                             "--topic", "build")
+        self.assertEqual(code, 0, out)
+        before = _support.snapshot(other)
+        installed = self.project / ".claude" / "skills" / "memory-3layer" / "hooks" / "run_hook.py"
+        for event in ("SessionStart", "PostToolUse", "PreCompact"):
+            proc = subprocess.run([_support.PYTHON, str(installed), event, "--host", "codex"],
+                                  input=json.dumps(self.payload(cwd=str(other))).encode(), capture_output=True,
+                                  timeout=30, env=self.bare_env(), cwd=str(other))
+            self.assertEqual(json.loads(proc.stdout), {}, proc.stderr)
+        self.assertEqual(_support.snapshot(other), before)
+
     def test_project_without_store_writes_no_evidence(self):
         bare = Path(self._tmp) / "bare"
         bare.mkdir()

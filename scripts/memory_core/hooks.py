@@ -146,9 +146,24 @@ def project_for(host, payload, env, project_dir=None):
         root, how = find_project_root(cwd=start, store_name=store_relpath(env))
         if how != "existing store" or os.path.dirname(root) == root:
             continue  # no store at or above start (or only one at the file-system root)
+        home = installed_project()
+        if home is not None and not (root == home or root.startswith(home.rstrip(os.sep) + os.sep)):
+            continue  # a copy installed in one project never acts on another project's store
         root, store, _how = resolve_store(project_dir=root, env=env)  # UnsafePath for a linked store
         return root, store
     raise NoStore()
+
+
+def installed_project():
+    """The project this code is installed in (<project>/.claude|.agents/skills/memory-3layer/), or
+    None when it runs from a checkout of the skill itself."""
+    here = os.path.dirname(os.path.abspath(__file__))  # .../skills/memory-3layer/scripts/memory_core
+    skill = os.path.dirname(os.path.dirname(here))
+    skills = os.path.dirname(skill)
+    host_dir = os.path.dirname(skills)
+    if os.path.basename(skills) == "skills" and os.path.basename(host_dir) in (".claude", ".agents"):
+        return os.path.dirname(host_dir)
+    return None
 
 
 def handle(event, host, payload, env, project_dir=None):
