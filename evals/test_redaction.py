@@ -60,8 +60,11 @@ class ProviderTokenTest(unittest.TestCase):
     def test_aws(self):
         self.assertToken(_tok("AKIA", "Q7W3E5R2T6Y4U2I3"), "aws-access-key", "key id {} in the CI job")
         self.assertToken(_tok("ASIA", "Q7W3E5R2T6Y4U2I3"), "aws-access-key")
-        self.assertToken(_tok("wJ4lrXUtnFEMI/K7MDENG/", "bPxRfiCYq3zT8kLm2N"), "secret-assignment",
+        # 40 characters of base64 alphabet with AWS named in the text: the secret access key
+        self.assertToken(_tok("wJ4lrXUtnFEMI/K7MDENG/", "bPxRfiCYq3zT8kLm2N"), "aws-secret-key",
                          "aws_secret_access_key = {}")
+        self.assertToken(_tok("5ept+7LNC8yg4hlLtW8+", "e4XnDln99H2DVBfTP/eM"), "aws-secret-key",
+                         "the AWS secret for the billing user: {}")
 
     def test_github(self):
         self.assertToken(_tok("gh", "p_", ALNUM[:36]), "github-token", "GITHUB_TOKEN={}")
@@ -313,6 +316,301 @@ class ExtraPatternTest(unittest.TestCase):
             mask_secrets("x", [("only-a-kind",)])
 
 
+def masked(text):
+    return mask_secrets(text)[0]
+
+
+class PlainLanguageTest(unittest.TestCase):
+    """Credentials written in words, English and Chinese: the value is found, prose is not."""
+
+    def assertValue(self, text, value, kind=None):
+        findings = find_secrets(text)
+        self.assertEqual([text[f.start:f.end] for f in findings], [value], text)
+        if kind:
+            self.assertEqual(findings[0].kind, kind, text)
+
+    def test_english_statements(self):
+        for text, value in (("The prod Redis password is Tr0ub4dor&3, don't rotate it", "Tr0ub4dor&3"),
+                            ("the password for the office NAS is MarbleStairs19 if you need it", "MarbleStairs19"),
+                            ("The Keycloak admin pw is 'Qz7!vP2w#Lr9', set at bootstrap", "Qz7!vP2w#Lr9"),
+                            ("elastic superuser password was regenerated -> 3vQ8*Zk1bTn0wYh", "3vQ8*Zk1bTn0wYh"),
+                            ("jwt signing secret (HS256) for the auth service: " + ALNUM[:44], ALNUM[:44]),
+                            ("GitHub webhook secret for the Atlantis hook: " + HEX[:40], HEX[:40]),
+                            ("api key for openweather is " + HEX[:32], HEX[:32]),
+                            ("set the SMTP app password to 'correct-horse-battery-staple'",
+                             "correct-horse-battery-staple"),
+                            ("The wifi password is bluebird.", "bluebird"),
+                            ("the grafana admin password is still the default: Gr@fana2024", "Gr@fana2024")):
+            self.assertValue(text, value)
+        self.assertEqual(kinds("The prod Redis password is Tr0ub4dor&3"), ["password-in-text"])
+        self.assertEqual(kinds("the uploader's secret is " + HEX[:12] + ALNUM[:20]), ["secret-in-text"])
+        # 40 base64 characters with AWS named: the more specific kind wins
+        self.assertEqual(kinds("the S3 uploader's secret is " + HEX[:20] + ALNUM[:20]), ["aws-secret-key"])
+
+    def test_chinese_statements(self):
+        for text, value in (("线上 Redis 密码是 zhangsan-secret", "zhangsan-secret"),
+                            ("测试服 MongoDB 的密码改成了 Abc@123456，之前那个作废了", "Abc@123456"),
+                            ("nacos 控制台密码改过了，现在是 nacos_Prod#7731。", "nacos_Prod#7731"),
+                            ("跳板机 root 密码为 Jmp!k8s-2023Q4，进去之后先 sudo -i。", "Jmp!k8s-2023Q4"),
+                            ("163 邮箱 SMTP 授权码 KJQWERTYBNMZXCVA，配在 alert-mailer 里", "KJQWERTYBNMZXCVA"),
+                            ("foxmail 客户端的授权码填 yhdkwpzmqxbvtlnc 就行", "yhdkwpzmqxbvtlnc"),
+                            ("和风天气的 API KEY 是 " + HEX[:32] + "，免费额度", HEX[:32]),
+                            ("百度翻译 API：APPID 20230511001945463，密钥 " + ALNUM[:20], ALNUM[:20]),
+                            ("公众号 AppID wxed138c1de8ba2ac4，AppSecret " + HEX[:32] + "，刷 token 用", HEX[:32]),
+                            ("数据库口令：Mysql@Pay_0817（生产库的读写号）", "Mysql@Pay_0817"),
+                            ("密码=zhangsan-secret", "zhangsan-secret"),
+                            ("高德地图 key 是 " + HEX[:32], HEX[:32])):
+            self.assertValue(text, value)
+
+    def test_word_like_passwords(self):
+        # For a password any token counts, words included; for keys and tokens it must look generated.
+        for text, value in (("password=super-secret-value", "super-secret-value"),
+                            ("DB_PASSWORD=correct-horse-battery", "correct-horse-battery"),
+                            ("passwd: hunterbrown", "hunterbrown")):
+            self.assertValue(text, value, "password-assignment")
+        self.assertEqual(kinds("api_key=correct-horse-battery"), [])
+
+    def test_prose_is_not_a_value(self):
+        for text in ("passwords are read from Secrets Manager", "the password is rotated every 90 days",
+                     "the token is stored in Vault", "密码统一放在 Vault 里", "密码为空时报错",
+                     "The password is the same as in staging.", "the token is valid for 24 hours",
+                     "The API key is passed in the X-Api-Key header.", "Password: see the team vault entry.",
+                     "To rotate the DB password: update it in Vault, then restart the pods.",
+                     "The token is JWT-based and signed with RS256.", "password hashing uses bcrypt with cost 12",
+                     "The password reset link expires in 15 minutes.", "Our password policy requires 14 characters.",
+                     "token bucket rate limiter: 100 tokens, refill 10/s", "until you pass `--supersedes ID`",
+                     "passwd:         files systemd", "usernamePassword(credentialsId: '" + HEX[:8] + "-1234')",
+                     "后台密码强度要求：至少 12 位，包含大小写字母", "密钥轮换策略：每季度一次",
+                     "用户密码用 bcrypt 存，cost=12", "忘了 grafana 密码就找运维重置", "令牌有效期为 2 小时",
+                     "QQ 邮箱的授权码要在 设置→账户→POP3/SMTP 服务 里生成", "token 的格式是 JWT",
+                     "默认密码是 admin，首次登录后必须修改", "Kafka 消息的 key 用 user_id", "缓存 key 为 order_20240611_abc",
+                     "We store it in arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf."):
+            self.assertEqual(find_secrets(text), [], text)
+
+    def test_placeholders_and_references(self):
+        for text in ("the password is <your-password>", "the token is ${API_TOKEN}", "密码是 你的密码",
+                     "the password is $DB_PASSWORD", "the API key is os.environ['API_KEY']",
+                     "the token is process.env.API_TOKEN", "password: '{{ secrets.DB_PASSWORD }}'",
+                     "the secret is vault:secret/data/prod#password", "password is changeme",
+                     "the api key is your_api_key_here", "the password is ********",
+                     "secret: arn:aws:secretsmanager:us-east-1:123456789012:secret:db"):
+            self.assertEqual(find_secrets(text), [], text)
+
+
+class PairsAndCommandsTest(unittest.TestCase):
+    """Login pairs, passwords in command flags, .netrc lines."""
+
+    def test_login_pairs(self):
+        for text, value in (("login admin / P@ssw0rd9", "P@ssw0rd9"), ("Grafana: admin / Gr4fana!Prod", "Gr4fana!Prod"),
+                            ("SonarQube bot login: sonar-bot / S0narQube!Bot", "S0narQube!Bot"),
+                            ("login with root/Toor123! on the serial console", "Toor123!"),
+                            ("Office router, creds admin:Netgear#2023", "Netgear#2023"),
+                            ("admin:hunter2 for the grafana login", "hunter2"),
+                            ("账号 admin 密码 Adm1n@2024", "Adm1n@2024"),
+                            ("user root pass Olive-Tree-9 on the old bastion", "Olive-Tree-9"),
+                            ("For the vendor SFTP: username acme_upload, password 7tYq!pL3zV", "7tYq!pL3zV")):
+            self.assertEqual(flagged_values(text), [value], text)
+        self.assertEqual(kinds("login admin / P@ssw0rd9"), ["login-pair"])
+        for text in ("Admin / Editor / Viewer roles are defined in RBAC.", "read / write access",
+                     "nginx:1.25-alpine is the base image; login to the registry first.",
+                     "user:group ownership should be app:app", "Log in as admin:admin on first boot."):
+            self.assertEqual(find_secrets(text), [], text)
+
+    def test_command_flags(self):
+        for text, value in (("sshpass -p 'Xk29fLq0' ssh deploy@bastion", "Xk29fLq0"),
+                            ("docker login -u ci-bot -p Rk8vQz2pLm4x registry.internal:5000", "Rk8vQz2pLm4x"),
+                            ("docker login registry.gitlab.com -u deploy --password Dk9!mQ2xLp", "Dk9!mQ2xLp"),
+                            ("mysql -h db.prod -u admin -pHq7!xV2mZ shop", "Hq7!xV2mZ"),
+                            ("mysql -h 10.0.0.3 -uroot -p'R00t#Mysql' shop", "R00t#Mysql"),
+                            ("mysqladmin -u root -p Zx81kLq0Pm status", "Zx81kLq0Pm"),
+                            ("redis-cli -h cache-prod -a 'Rq9#Lm2vXz' --no-auth-warning INFO", "Rq9#Lm2vXz"),
+                            ("htpasswd -bc /etc/nginx/.htpasswd admin Ng1nx!Pw", "Ng1nx!Pw"),
+                            ("rabbitmqctl add_user metrics 'M3trics#Pwd2024' && rabbitmqctl list_users",
+                             "M3trics#Pwd2024"),
+                            ("PGPASSWORD=nT5pX8vLq2 psql -h analytics-db -U etl", "nT5pX8vLq2"),
+                            ("helm repo add internal https://charts.acme.io --username ci --password 'Hc7vQ2pXr9'",
+                             "Hc7vQ2pXr9"),
+                            ("openssl pkcs12 -export -passout pass:Exp0rt!Pw -out cert.p12", "Exp0rt!Pw")):
+            self.assertEqual(flagged_values(text), [value], text)
+        self.assertEqual(kinds("sshpass -p 'Xk29fLq0' ssh deploy@bastion"), ["password-in-command"])
+        for text in ("mysql -h db.prod -u admin -p   (it prompts; the password is in Vault)",
+                     "docker run -p 8080:80 nginx", "sshpass -e ssh deploy@bastion",
+                     "redis-cli -a \"$REDIS_PASS\" --no-auth-warning ping", "mysql -uroot -p你的密码 -h 127.0.0.1",
+                     "mysql -u root -p mydb", "docker login -u \"$CI_USER\" --password-stdin registry"):
+            self.assertEqual(find_secrets(text), [], text)
+
+    def test_netrc(self):
+        self.assertEqual(flagged_values("machine api.heroku.com login ops@acme.io password hunterbrown"),
+                         ["hunterbrown"])
+        self.assertEqual(kinds("machine x.io login y password hunterbrown"), ["netrc-password"])
+        self.assertEqual(flagged_values("machine bitbucket.org\nlogin build-svc\npassword Gl_Ci_Bot#2024"),
+                         ["Gl_Ci_Bot#2024"])
+        self.assertEqual(flagged_values("default login anonymous password guest-ftp-2024"), ["guest-ftp-2024"])
+        self.assertEqual(find_secrets("machine api.example.com login <user> password <token>"), [])
+
+
+class UrlAndKeyShapeTest(unittest.TestCase):
+    """Webhooks, cloud keys, storage keys, signed URLs, signing secrets, bearer tokens."""
+
+    def test_webhooks(self):
+        uuid = "340dfa06-91ea-41f0-838f-1e20668e8b85"
+        for url, kind in ((_tok("https://discord.com/api/webhooks/123456789012345678/", ALNUM[:68]), "discord-webhook"),
+                          (_tok("https://open.feishu.cn/open-apis/bot/v2/hook/", uuid), "feishu-webhook"),
+                          (_tok("https://open.larksuite.com/open-apis/bot/v2/hook/", uuid), "feishu-webhook"),
+                          (_tok("https://oapi.dingtalk.com/robot/send?access_token=", HEX), "dingtalk-webhook"),
+                          (_tok("https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=", uuid), "wecom-webhook")):
+            self.assertEqual(kinds("alerts: " + url), [kind], url)
+        self.assertEqual(kinds("sign secret: SEC" + HEX), ["dingtalk-secret"])
+        teams = _tok("https://acme.webhook.office.com/webhookb2/", uuid, "@", uuid, "/IncomingWebhook/",
+                     HEX[:32], "/", uuid, "/V2", ALNUM[:40])
+        self.assertEqual(masked("hook: " + teams),
+                         "hook: https://acme.webhook.office.com/webhookb2/[redacted:teams-webhook]")
+        self.assertEqual(find_secrets("https://open.feishu.cn/open-apis/bot/v2/hook/xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"), [])
+
+    def test_cloud_keys(self):
+        self.assertEqual(kinds(_tok("腾讯云 SecretId：AKID", ALNUM[:32])), ["tencent-secret-id"])
+        self.assertEqual(kinds(_tok("ALIBABA_CLOUD_ACCESS_KEY_ID=LTAI", "5tGXNnMh1jldbMpqNfp2")), ["alibaba-key"])
+        self.assertEqual(flagged_values(_tok("百度智能云 BOS：AK ", HEX[:32], "，SK ", HEX[32:64])),
+                         [HEX[:32], HEX[32:64]])
+        azure_key = (ALNUM * 2)[:86] + "=="
+        self.assertEqual(kinds("storage account 'mlartifacts' key1: " + azure_key), ["azure-storage-key"])
+        self.assertEqual(kinds("DefaultEndpointsProtocol=https;AccountName=x;AccountKey=" + azure_key + ";"),
+                         ["azure-storage-key"])
+        self.assertEqual(find_secrets("AK/SK 一律用 RAM 子账号，主账号的 AccessKey 已经禁用"), [])
+        self.assertEqual(find_secrets("integrity sha512-" + ALNUM[:86] + "== in the azure storage lockfile"), [])
+
+    def test_signed_urls(self):
+        for url in (_tok("https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=", HEX),
+                    _tok("https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=",
+                         HEX, HEX),
+                    _tok("https://a.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig=", ALNUM[:43], "%3D"),
+                    _tok("https://b.oss-cn-beijing.aliyuncs.com/a.jpg?Expires=1718003600&Signature=", ALNUM[:27], "%3D"),
+                    _tok("https://b.cos.ap-guangzhou.myqcloud.com/a?q-sign-algorithm=sha1&q-signature=", HEX[:40])):
+            self.assertEqual(kinds(url), ["signed-url"], url)
+        self.assertEqual(find_secrets("presigned URLs last 15 minutes (X-Amz-Expires=900)"), [])
+
+    def test_signing_secrets_and_framework_keys(self):
+        self.assertEqual(kinds(_tok("STRIPE_WEBHOOK_SECRET=wh", "sec_", ALNUM[:32])), ["stripe-webhook-secret"])
+        self.assertEqual(kinds("the endpoint signing secret is " + _tok("wh", "sec_", ALNUM[:32])),
+                         ["stripe-webhook-secret"])
+        for text in ("SECRET_KEY = 'django-insecure-$l0-898d60fwj)z#-*d2@5eab^k*2*^-2($(we2nc=!_^3'",
+                     "production:\n  secret_key_base: " + HEX + HEX, "app.secret_key = '" + HEX[:20] + "'",
+                     "JWT_SECRET=" + HEX[:32]):
+            self.assertEqual(len(find_secrets(text)), 1, text)
+
+    def test_bearer_in_prose(self):
+        token = ALNUM[5:45]
+        self.assertEqual(flagged_values("use Bearer %s for the admin API" % token), [token])
+        self.assertEqual(kinds("use Bearer %s for the admin API" % token), ["bearer-token"])
+        for text in ("Bearer tokens are validated by the gateway.", "Authorization: Bearer <your-token>",
+                     "Authorization: Bearer $API_TOKEN"):
+            self.assertEqual(find_secrets(text), [], text)
+
+    def test_documented_example_keys_are_not_secrets(self):
+        for text in (_tok("aws_access_key_id = AKIA", "IOSFODNN7EXAMPLE"),
+                     _tok("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY"),
+                     _tok("stripe test key sk_test_", "4eC39HqLyjWDarjtT1zdp7dc")):
+            self.assertEqual(find_secrets(text), [], text)
+
+
+class ObfuscationTest(unittest.TestCase):
+    """Normalisation: hidden characters, Unicode spaces, full-width forms, split tokens. Offsets
+    always point into the original text, so masking removes the hidden characters too."""
+
+    def test_zero_width_inside_a_token(self):
+        token = _tok("gh", "p_", ALNUM[:10], "\u200b", ALNUM[10:36])
+        text = "token: %s done" % token
+        self.assertEqual(flagged_values(text), [token])
+        self.assertEqual(masked(text), "token: [redacted:github-token] done")
+        self.assertEqual(masked(_tok("GITLAB_TOKEN=gl", "pat-", ALNUM[:8], "\u2060\ufeff", ALNUM[8:20])),
+                         "GITLAB_TOKEN=[redacted:gitlab-token]")
+
+    def test_no_break_space_inside_a_token(self):
+        text = _tok("GH_TOKEN=github", "_pat_11YTH9OU3PDPO4D196R\u00a0R59_", ALNUM[:60])
+        self.assertEqual(masked(text), "GH_TOKEN=[redacted:github-token]")
+        self.assertEqual(masked("The prod password\u00a0is\u3000Tr0ub4dor&3."),
+                         "The prod password\u00a0is\u3000[redacted:password-in-text].")
+
+    def test_full_width(self):
+        text = "runner token ｇｌｐａｔ－ｄ８ＭＴｆ３ＮｐＩ５ｄｑｆ９ＣＰｇＸＪｒ end"
+        self.assertEqual(masked(text), "runner token [redacted:gitlab-token] end")
+        self.assertEqual(masked("ｐａｓｓｗｏｒｄ＝Ｈｕｎｔｅｒ２Ｘｙｚ！"), "ｐａｓｓｗｏｒｄ＝[redacted:password-assignment]")
+
+    def test_token_split_over_lines(self):
+        first, second = _tok("gh", "p_", ALNUM[:16]), ALNUM[16:36]
+        text = "GitHub token, split in two:\n%s\n%s\nthanks" % (first, second)
+        self.assertEqual(masked(text), "GitHub token, split in two:\n[redacted:github-token]\nthanks")
+        self.assertEqual([f.line for f in find_secrets(text)], [2])
+        shell = "export GITHUB_TOKEN=%s\\\n%s" % (first, second)
+        self.assertEqual(masked(shell), "export GITHUB_TOKEN=[redacted:github-token]")
+        # ordinary line breaks join nothing
+        self.assertEqual(find_secrets("the token\nis rotated"), [])
+
+    def test_concatenated_and_grouped(self):
+        self.assertEqual(masked(_tok('TOKEN = "gl', 'pat-6MYu" + "IcxH4XvO5wnINRIj"')),
+                         'TOKEN = "[redacted:gitlab-token]"')
+        self.assertEqual(masked("按 4 位一组：LTAI 5tEV IhTM VmoF H8Aw Y5RN"), "按 4 位一组：[redacted:alibaba-key]")
+        self.assertEqual(masked("The app password for the Gmail relay is qwzx kfpt mnbv hjlr"),
+                         "The app password for the Gmail relay is [redacted:password-in-text]")
+        self.assertEqual(find_secrets("that will make sure this code runs fast"), [])
+
+    def test_base64_of_credentials(self):
+        for raw, kind in ((b"password=Hunter2-Prod!", "base64-password-assignment"),
+                          (b"deploy:Rk8!vQ2zWm", "base64-credential")):
+            blob = base64.b64encode(raw).decode()
+            self.assertEqual(kinds("legacy blob %s from the old config" % blob), [kind], raw)
+            self.assertEqual(masked("legacy blob %s" % blob), "legacy blob [redacted:%s]" % kind)
+        prose = base64.b64encode(b"Thanks, John! See you at the meeting tomorrow.").decode()
+        self.assertEqual(find_secrets("payload " + prose), [])
+
+    def test_mask_of_normalised_text_is_idempotent(self):
+        text = "线上 Redis 密码是：Zx8#kLq2Mv，\u200bｔｏｋｅｎ＝" + _tok("gh", "p_", ALNUM[:36])
+        out, findings = mask_secrets(text)
+        self.assertEqual(out, "线上 Redis 密码是：[redacted:password-in-text]，\u200bｔｏｋｅｎ＝[redacted:github-token]")
+        self.assertEqual(len(findings), 2)
+        self.assertEqual(mask_secrets(out), (out, []))
+
+
+class PersonalDataHookTest(unittest.TestCase):
+    """find_secrets calls personal_data.find_personal when the module is there, and skips it
+    while it is absent."""
+
+    def test_personal_findings_are_refused_and_masked(self):
+        from memory_core import redaction
+        saved = list(redaction._personal)
+        try:
+            redaction._personal[:] = [lambda text: iter([(2, "email", text.find("x@"), text.find("x@") + 9)])]
+            self.assertEqual(masked("mail x@corp.io now"), "mail [redacted:email] now")
+            redaction._personal[:] = [None]  # module absent: skipped
+            self.assertEqual(find_secrets("mail x@corp.io now"), [])
+        finally:
+            redaction._personal[:] = saved
+
+
+class DataFileTest(unittest.TestCase):
+    """The data files load with fastjson and every rule names its source and compiles."""
+
+    def test_provider_rules(self):
+        import re
+        from memory_core.fastjson import loads
+        path = _support.SCRIPTS / "memory_core" / "data" / "provider_tokens.json"
+        rules = loads(path.read_text("utf-8"))["rules"]
+        self.assertGreater(len(rules), 90)
+        for rule in rules:
+            self.assertTrue(rule["kind"] and rule["source"], rule)
+            self.assertTrue(rule["needles"] or rule.get("context"), rule)
+            re.compile(rule["regex"])
+
+    def test_vocabularies(self):
+        from memory_core.redaction import words
+        vocab = words()
+        for key in ("password_words", "secret_words", "zh_password_words", "copulas_en", "copulas_zh",
+                    "separators", "qualifier_words", "prose_words", "placeholder_words", "meta_suffixes",
+                    "zh_meta_suffixes", "example_keys", "cli_flags"):
+            self.assertTrue(vocab[key], key)
+        self.assertIn(_tok("AKIA", "IOSFODNN7EXAMPLE"), vocab["example_keys"])
+
+
 @unittest.skipIf(given is None, "hypothesis not installed")
 class PropertyTest(unittest.TestCase):
     if given is not None:
@@ -348,14 +646,21 @@ class DatasetTest(unittest.TestCase):
             rows = [json.loads(line) for line in fh if line.strip()]
         secrets = [r for r in rows if r["is_secret"]]
         lookalikes = [r for r in rows if not r["is_secret"]]
-        missed = [r["id"] for r in secrets if not find_secrets(r["text"])]
-        false_pos = [r["id"] for r in lookalikes if find_secrets(r["text"])]
+        found = {r["id"]: find_secrets(r["text"]) for r in rows}
+        missed = [r["id"] for r in secrets if not found[r["id"]]]
+        false_pos = [r["id"] for r in lookalikes if found[r["id"]]]
         recall = 1 - len(missed) / float(len(secrets))
         fpr = len(false_pos) / float(len(lookalikes))
         _support.report_metric("secrets recall", "%.3f" % recall)
         _support.report_metric("secrets false-positive rate", "%.3f" % fpr)
-        print("secrets-dev: recall %.3f (%d missed), false-positive rate %.3f (%d flagged)"
-              % (recall, len(missed), fpr, len(false_pos)))
+        # The same rows with personal-data findings (emails in example URLs) left out: the
+        # figure of the secret rules alone, comparable with earlier versions.
+        personal = {"payment-card", "iban", "national-id", "phone", "email", "home-path"}
+        fp_secret = sum(1 for r in lookalikes if any(f.kind not in personal for f in found[r["id"]]))
+        _support.report_metric("secrets false-positive rate (secret rules only)",
+                               "%.3f" % (fp_secret / float(len(lookalikes))))
+        print("secrets-dev (in-sample): recall %.3f (%d missed), false-positive rate %.3f (%d flagged; %d by "
+              "secret rules alone)" % (recall, len(missed), fpr, len(false_pos), fp_secret))
         self.assertGreaterEqual(recall, 0.95, "recall %.3f; missed e.g. %s" % (recall, missed[:12]))
         self.assertLessEqual(fpr, 0.05, "false-positive rate %.3f; e.g. %s" % (fpr, false_pos[:12]))
 
@@ -367,7 +672,11 @@ class PathologicalInputTest(unittest.TestCase):
         import time
         for text in ("password=" * 20000, "-u " * 50000, "密码：" * 30000, '"token", "' * 20000,
                      "<token>" * 30000, ("-----BEGIN PRIVATE KEY-----\n" + "AAAA\n") * 5000,
-                     "eyJ" + "A" * 100000 + ".eyJ" + "B" * 100000, "https://u:" + "p@" * 50000):
+                     "eyJ" + "A" * 100000 + ".eyJ" + "B" * 100000, "https://u:" + "p@" * 50000,
+                     "the password is " * 20000, "密码是 " * 30000, "machine x login y password " * 20000,
+                     "admin / " * 30000, "user:" * 50000, "aB3dE5gH7jK9\n" * 20000, "ｐａｓｓ\u200b" * 30000,
+                     "\u00a0aB3d" * 40000, "aB3d " * 50000, "mysql -p" * 30000, "Q2FmZQ==" * 30000,
+                     '"aB3d" + ' * 30000, "token " * 50000):
             start = time.perf_counter()
             mask_secrets(text)
             self.assertLess(time.perf_counter() - start, 5.0, text[:30])

@@ -52,7 +52,12 @@ def _data():
             "id_rx": r"(?:%s)(?:[\s:#=：_.\-]|id|no|num|number|号|码)*\Z"
                      % _words(raw["id_context"]["words"], right_edge=False),
             "iban_lengths": raw["iban"]["lengths"],
-            "example_words": tuple(raw["iban"]["example_words"]),
+            "example_rx": "(?i:%s)" % _words(raw["iban"]["example_words"]),
+            "card_test_rx": "(?i:%s)" % _words(card["test_context_words"]),
+            "card_rx": "(?i:%s)" % _words(card["card_context_words"]),
+            "email_role_rx": "(?i:%s)" % _words(email["role_context_words"]),
+            "email_strong": frozenset(email["strong_role_parts"]),
+            "email_placeholders": frozenset(email["placeholder_parts"]),
             "ssn_invalid": frozenset(nid["ssn_invalid_examples"]),
             "nino_bad": (frozenset(nid["nino_invalid_prefixes"]), nid["nino_first_letters_not"],
                          nid["nino_second_letters_not"]),
@@ -161,9 +166,15 @@ def _cards(text, windows):
             if not any(len(digits) in lengths and a <= digits[:len(a)] <= b
                        for a, b, lengths in t["issuers"]):
                 continue  # epoch timestamps (1...) and most ids have no issuer prefix
-            if _luhn(digits) and digits not in t["test_cards"] and not _id_context(text, start):
-                yield "payment-card", start, end
-                break
+            if not _luhn(digits) or digits in t["test_cards"]:
+                continue
+            before, after = _line_window(text, start, end, 50, 40)
+            if _rx("card_test_rx").search(before + " " + after):
+                continue  # "银联沙箱测试卡", "sandbox card": published test data
+            if _id_context(text, start) and not _rx("card_rx").search(before + " " + after):
+                continue  # "order #4539..." is an id, but "the Amex ... into the ticket: 3765 ... cvv" is a card
+            yield "payment-card", start, end
+            break
 
 
 _IBAN = r"[A-Za-z]{2}[0-9]{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,3})?)"
@@ -184,8 +195,8 @@ def _ibans(text, windows):
         if _mod97(found[:cut].replace(" ", "").upper()) != 1:
             continue
         before, after = _line_window(text, start, start + cut, 40, 30)
-        if not any(w in before.lower() or w in after.lower() for w in t["example_words"]):
-            yield "iban", start, start + cut  # else "example IBAN: ..." in docs
+        if not _rx("example_rx").search(before + " " + after):
+            yield "iban", start, start + cut  # else "example IBAN: ...", "Stripe's test IBAN" in docs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,7 +249,8 @@ _PHONE = (r"(?:\+|00)[0-9]{1,3}(?:[ .\-]?\(?[0-9]{1,4}\)?){2,6}"  # +44 20 7946 
           r"|\([0-9]{2,5}\) ?[0-9]{3,4}[ .\-]?[0-9]{3,4}"  # (415) 555-2671, (0755) 1234567
           r"|1[ .\-][0-9]{3}[ .\-][0-9]{3}[ .\-][0-9]{4}"  # 1-800-555-0199
           r"|[0-9]{3}([ .\-])[0-9]{3}\1[0-9]{4}"  # 415-555-2671, 415 555 2671
-          r"|0[0-9]{1,4}[ \-]?[0-9]{3,4}[ \-]?[0-9]{3,4}")  # 020 7946 0958, 07911 123456, 010-12345678
+          r"|0[0-9]{1,4}[ \-]?[0-9]{3,4}[ \-]?[0-9]{3,4}"  # 020 7946 0958, 07911 123456, 010-12345678
+          r"|0[1-9](?:([ .\-])[0-9]{2}){4}")  # 06 72 48 19 53 (France and others in pairs)
 _ABBREVIATIONS = frozenset("mr mrs ms dr prof tel ph no st jr sr ext e.g i.e".split())
 # Two capitalised words (Jane Doe, John Q. Public); a lookahead, so "Call Jane Doe" also tries "Jane Doe".
 _NAME = r"(?<![A-Za-z])(?=([A-Z][a-z]+)(?: [A-Z]\.)? ([A-Z][a-z]+)(?![A-Za-z]))"
@@ -338,9 +350,11 @@ def _emails(text):
         while ls < at and not text[ls].isalnum():
             ls += 1
         m = _re(_DOMAIN).match(text, at + 1)
-        if ls < at and m and _personal_address(text[ls:at].lower(), m.group().lower()):
-            # URL user info and git@github.com:org/repo.git are no addresses.
-            if text[ls - 3:ls] != "://" and not (text[m.end():m.end() + 1] == ":"
+        if ls < at and m and _personal_address(text[ls:at].lower(), m.group().lower()) \
+                and not _rx("email_role_rx").search(" ".join(_line_window(text, ls, m.end(), 40, 60))):
+            # URL user info (scheme://user:pw@host) and git@github.com:org/repo.git are no addresses.
+            token_start = max(text.rfind(" ", 0, ls), text.rfind("\n", 0, ls), text.rfind('"', 0, ls)) + 1
+            if "://" not in text[token_start:ls] and not (text[m.end():m.end() + 1] == ":"
                                                   and text[m.end() + 1:m.end() + 2].strip()):
                 yield "email", ls, m.end()
         at = text.find("@", at + 1)
@@ -354,7 +368,12 @@ def _personal_address(local, domain):
     if any(domain == d or domain.endswith("." + d) for d in t["email_domains"]):
         return False  # example.com, users.noreply.github.com
     local, roles = local.partition("+")[0], t["email_roles"]
-    return local not in roles and not any(part in roles for part in re.split(r"[._-]", local))
+    parts = [p for p in re.split(r"[._-]", local) if p]
+    if any(p in t["email_placeholders"] for p in parts):
+        return False  # james.fake@, your-service@, test.user@: sample data, not a person
+    if local in roles or (parts and all(p in roles or p.isdigit() for p in parts)):
+        return False  # oncall@, eng-leads@, ci-bot@
+    return not any(p in t["email_strong"] for p in parts)  # grant.liu.dev@ is a person; platform-team@ is not
 
 
 _HOME_NAME = r"[^\s/\\\"'`<>|:*?$%{}()\[\],;]+"  # no $USER, %USERNAME%, <name>, {user}
@@ -409,7 +428,7 @@ def find_personal(text):
     if "/Users/" in text or "/home/" in text or ":" in text:
         found.extend(_home_paths(text))
     narrow, wide = _number_windows(text)
-    if wide and ("NI" in text or "国民保险" in text or _re(r"(?i)nino|national insurance").search(text)):
+    if wide and ("NI" in text or "国民保险" in text or _re(r"(?i)nino|national insurance|ni[_ -](?:no|number)").search(text)):
         found.extend(_ninos(text, wide))
     if wide:
         found.extend(_ibans(text, wide))

@@ -1,0 +1,644 @@
+"""Credentials named in words: assignments, plain-language statements, login pairs, commands.
+
+redaction.find_secrets calls credential_findings on normalised text (full-width forms folded,
+hidden characters gone); each finder yields (rank, kind, start, end) of the value only, so masking
+keeps the sentence readable. Covered: ``name = value`` whose name says secret (password, api_key,
+密码); "<credential word> [qualifier] <copula or separator> <value>" in English and Chinese ("the
+prod Redis password is ...", "线上 Redis 密码是 ...", "授权码 KJQW..."); login pairs ("admin /
+Gr4fana!Prod", "creds admin:Netgear#2023"); .netrc lines; passwords in command flags (sshpass -p,
+docker login -p, mysql -pSECRET, redis-cli -a, htpasswd -b) and curl -u user:pass.
+
+Prose or value is decided by the vocabularies of data/credential_words.json: after "is"/"是" a
+common word ("rotated", "stored") or Han text is prose; a token with a digit, a symbol or mixed
+case, or a lone uncommon word ending the clause, is a value. Passwords may be words
+("correct-horse-battery"); tokens and keys must look generated.
+"""
+from .redaction import (_re, credential_like, entropy, has_classes, is_placeholder, is_prose_base64,
+                        is_reference, is_versionish, is_word_like, looks_like_uuid, looks_random,
+                        password_is_real, split_on, words)
+
+# Lower-case stems that may start a secret name; the whole identifier is classified afterwards.
+_NAME_STEMS = r"pass|pw|secret|token|key|auth|cred|login|session|access|密码|口令|令牌|密钥|秘钥|密匙|私钥|授权码"
+_ALL_STEMS = tuple(_NAME_STEMS.split("|"))
+_ASCII_STEMS = tuple(stem for stem in _ALL_STEMS if stem.isascii())
+_ASSIGN_OPS = r":::=|::=|:=|\?=|\.=|\+=|=>|<-|=|:|：|＝|,"
+_TAIL = ".,;:)]}'\""  # sentence punctuation after an unquoted value is not part of it
+_data_cache = {}  # compiled vocabularies (copulas, command table), built on first use
+
+
+def credential_findings(text):
+    for finder in (_assignment_findings, _pair_findings, _netrc_findings, _command_findings,
+                   _curl_findings):
+        for found in finder(text):
+            yield found
+
+
+# ---------------------------------------------------------------------------------------------
+# Names.
+
+def _split_words(name):
+    # [^\x00-\x7f] instead of a CJK range: same effect here, far cheaper to compile.
+    return [w.lower() for w in _re(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\x00-\x7f]+").findall(name)]
+
+
+_strength_cache = {}
+
+
+def name_strength(name):
+    """Cached: the same names recur throughout a memory file."""
+    strength = _strength_cache.get(name, "?")
+    if strength == "?":
+        if len(_strength_cache) > 4096:
+            _strength_cache.clear()
+        strength = _strength_cache[name] = _classify_name(name)
+    return strength
+
+
+def _classify_name(name):
+    """How strongly an identifier says "this holds a secret": None, "password", "secret", "weak"
+    or "id". The last secret word decides; words after it may turn it into metadata
+    (token_url, secret_name), words before it may say it is not real (fake_token, csrf_token)."""
+    vocab = words()
+    parts = _split_words(name)
+    for i in range(len(parts) - 1, -1, -1):
+        word = parts[i]
+        prev = parts[i - 1] if i else ""
+        strength = None
+        if word[:1] >= "\u4e00":
+            if word.endswith(tuple(vocab["zh_password_words"])):
+                strength = "password"
+            elif word.endswith(tuple(vocab["zh_secret_words"])):
+                strength = "secret"
+            else:
+                continue
+        elif word in vocab["password_words"] or word.endswith(("password", "passwd")):
+            strength = "password"
+        elif word in vocab["secret_words"]:
+            strength = "secret"
+        elif word in vocab["weak_words"]:
+            strength = "weak"
+        elif word == "key":
+            if prev in vocab["key_compounds"]:
+                strength = "secret"
+            elif prev and prev not in vocab["structural_keys"] and not prev.isdigit() and len(prev) > 1:
+                if any(not w.isdigit() for w in parts[i + 1:]):
+                    return None  # key_down_event, keyPressed: a key, not a credential
+                strength = "weak"
+            else:
+                return None
+        elif word == "accessid" or (word == "id" and prev == "access"):
+            strength = "id"
+        else:
+            continue
+        if any(w in vocab["meta_suffixes"] for w in parts[i + 1:]):
+            return None
+        if any(w in vocab["not_real_words"] for w in parts[:i]):
+            return None
+        return strength
+    return None
+
+
+def _is_ident_char(ch):
+    return ch.isalnum() and ch.isascii() or ch in "_.-" or "\u4e00" <= ch <= "\u9fff"
+
+
+def prose_like(value):
+    """Ordinary words ("rotated", "read-only", "the"): prose, not a password."""
+    vocab = words()
+    prose, suffixes = vocab["prose_words"], tuple(vocab["prose_suffixes"])
+    return all(not p or p in prose or p in vocab["placeholder_words"] or (len(p) > 4 and p.endswith(suffixes))
+               for p in split_on(value.lower(), "-_."))
+
+
+def _algorithm_like(value):
+    """SHA-256, HS256, AES256, TLS1: an algorithm or protocol name, not a password."""
+    m = _re(r"([A-Za-z]{2,8})-?\d{1,4}\Z").match(value)
+    return m is not None and (m.group(1).isupper() or m.group(1).lower() in words()["hash_names"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Values.
+
+def _is_path(value):
+    if value[:1] in "/~" or value.startswith("./"):
+        return not any(c in value for c in "+=")  # "/j/jcx0Wl...+roF...=" is base64, not a path
+    return value.rpartition(".")[2].lower() in words()["file_extensions"]
+
+
+def value_is_secret(value, strength, quoted):
+    """Value of an assignment. strength: "password", "secret" (token, api key), "weak" (auth,
+    creds, vendor key) or "id" (access id: like weak, but a UUID there is an identifier)."""
+    if not value or len(value) > 512 or " " in value:
+        return False
+    if any(ord(c) < 33 or ord(c) > 126 for c in value):
+        return False  # non-ASCII (prose in another language) or control characters
+    if is_placeholder(value) or "://" in value:
+        return False
+    if not quoted and is_reference(value):
+        return False
+    if _is_path(value):
+        return False
+    if is_word_like(value):
+        # A password may be words ("correct-horse-battery"); a key never is.
+        return strength == "password" and len(value) >= 4 and not prose_like(value)
+    if is_prose_base64(value) or is_versionish(value):
+        return False
+    if value.isdigit():
+        return len(value) >= (6 if strength == "password" else 16)
+    if strength == "password":
+        return len(value) >= 6
+    if strength == "secret":
+        return len(value) >= 8
+    if looks_like_uuid(value):
+        return strength == "weak"
+    return (len(value) >= 12 and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+            and entropy(value) >= 3.0)
+
+
+def plain_value_ok(value, strength, how, at_end, zh=False):
+    """Value of a plain-language statement. how: "sep" (after = or :), "copula" (after is / 是)
+    or "space" (right after the word: "password 7tYq!pL3zV", "授权码 KJQW..."); at_end: nothing
+    but punctuation follows in the clause; zh: the statement is Chinese."""
+    if not value or len(value) > 256 or not value.isascii() or len(value) < 4:
+        return False
+    word = all(c.isalpha() or c in "-_." for c in value)  # words, no digits or symbols
+    if word and prose_like(value):
+        return False  # cheapest test first: prose is what most calls see
+    if is_placeholder(value) or "://" in value or is_reference(value) or value.startswith("-"):
+        return False
+    if _is_path(value) or is_versionish(value) or _algorithm_like(value):
+        return False
+    if value.isdigit():  # a PIN-like password; after a bare English word it is a count or an id
+        return strength == "password" and (how != "space" or zh) and len(value) >= 6
+    if word:  # a password may be words; a key must at least look random
+        if strength != "password":
+            return len(value) >= 12 and looks_random(value)
+        return how == "sep" or (at_end if how == "copula" else looks_random(value) or (zh and at_end))
+    if strength == "password":
+        classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
+                   + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+        return len(value) >= 6 and (how != "space" or (classes >= 2 and any(c.isalpha() for c in value)))
+    if strength == "secret" and looks_like_uuid(value):
+        return how != "space"  # "the token is <uuid>": many APIs issue UUID tokens
+    return strength == "secret" and credential_like(value) and (how != "space" or len(value) >= 12)
+
+
+def _value_at(text, pos):
+    """(start, end, quoted) of one value starting at pos (after spaces), or None."""
+    m = _re(r"[ \t]*(?:(?P<q>[\"'`])(?P<qv>[^\"'`\s]{1,256})(?P=q)|(?P<uv>[!#-&(-+\--:=?-_a-~]{1,256}))").match(text, pos)
+    if m is None:
+        return None
+    if m.group("q"):
+        return m.start("qv"), m.end("qv"), True
+    start, value = m.start("uv"), m.group("uv")
+    stripped = _strip_tail(text, start, value)
+    return (start, start + len(stripped), False) if stripped else None
+
+
+def _strip_tail(text, start, value):
+    """Sentence punctuation after an unquoted value is not part of it, nor is an opening bracket
+    right before Chinese text ("Mysql@Pay_0817（生产库" folds to "...0817(生产库")."""
+    value = value.rstrip(_TAIL)
+    end = start + len(value)
+    if end < len(text) and not text[end].isascii():
+        value = value.rstrip("([{").rstrip(_TAIL)
+    return value
+
+
+def _clause_ends_at(text, pos):
+    """Nothing but punctuation (or Han text, or the end) follows pos in the clause."""
+    m = _re(r"[ \t]*(.|\Z)", 16).match(text, pos)  # 16: re.DOTALL
+    ch = m.group(1)
+    return not ch or ch in ".,;:!?)]}'\"\n([#" or not ch.isascii()  # "pw: X (staging)", "X # prod"
+
+
+# ---------------------------------------------------------------------------------------------
+# Assignments and plain-language statements.
+
+def _stem_matches(text):
+    """For each stem of a secret name (password, token, 密码), a match of the rest of its
+    identifier and the separator after it. str.find locates stems in lower-cased text (C speed);
+    lower() keeps offsets unless a rare character changes length: then a case-insensitive
+    regex searches instead."""
+    # The rest of the identifier is ASCII: CJK names end with their stem (数据库密码).
+    rest = (r"[A-Za-z0-9_.\-]*(?P<close>[\"'`\]]{0,2})(?:[ \t]+str(?:ing)?)?[ \t]*(?P<op>"
+            + _ASSIGN_OPS + r")?")
+    low = text.lower()
+    if len(low) != len(text):
+        for m in _re(r"(?:" + _NAME_STEMS + r")" + rest, 2).finditer(text):  # 2: re.IGNORECASE
+            yield m
+        return
+    places = []
+    for stem in _ASCII_STEMS if text.isascii() else _ALL_STEMS:
+        at = low.find(stem)
+        while at >= 0:
+            places.append((at, len(stem)))
+            at = low.find(stem, at + 1)
+    # The match starts after the stem; callers extend names backwards over it anyway.
+    rx, last = _re(rest), 0
+    for at, size in sorted(places):
+        if at >= last:
+            m = rx.match(low, at + size)
+            last = m.end()
+            yield m
+
+
+def _assignment_findings(text):
+    ascii_text = text.isascii()
+    for m in _stem_matches(text):
+        end = m.start("close")
+        op, after = m.group("op"), text[end:end + 1]
+        start = m.start()
+        while start > 0 and _is_ident_char(text[start - 1]):
+            start -= 1
+        if text[start - 1:start] == ":" and _re(r"\S").match(text, start - 2) is not None and op != "=":
+            continue  # arn:aws:secretsmanager:...:secret:prod/db: part of an identifier
+        name = text[start:end].strip(".-")
+        strength = name_strength(name)
+        zh_name = not name[-1:].isascii()
+        zh = zh_name or (not ascii_text and _re(r"[\u3000-\u9fff]").search(
+            text, max(0, start - 40), min(len(text), end + 60)) is not None)
+        if strength is None and name.lower() == "key":
+            # "API key", "secret access key"; in Chinese text a bare "key" names an API key
+            strength = _phrase_strength(text, start, name) if text[start - 1:start] in " \t" else None
+            strength = strength or ("key" if zh and op in (None, ":", "=", "：", "＝") else None)
+        elif strength is None and name[-1:] in "sS" and op is None:
+            # "the passwords are Stg#2024pw and ...": a plural says so only in a sentence
+            strength = {"password": "plural-password", "secret": "plural-secret"}.get(name_strength(name[:-1]))
+        if strength is None:
+            continue
+        if strength == "key" and op is not None:
+            found = _assigned_value(text, start, end, op, m.group("close"), m.end())
+            value = _strip_tail(text, found[0], text[found[0]:found[1]]) if found else ""
+            if _re(r"(?=.*\d)[A-Za-z0-9+/=]{16,}\Z").match(value) and credential_like(value):
+                yield 3, "secret-assignment", found[0], found[0] + len(value)  # key：9f3c...: generated only
+            continue
+        if op is not None or after == ">" or text[start:start + 1] == "-":
+            found = _assigned_value(text, start, end, op, m.group("close"), m.end())
+            if found is not None:
+                vstart, vend, quoted = found
+                value = text[vstart:vend]
+                if "..." in value or text[vend:vend + 3] == "...":
+                    continue  # elided in documentation: ops_eyJzaWdu...
+                if not quoted:
+                    stripped = _strip_tail(text, vstart, value)
+                    vend -= len(value) - len(stripped)
+                    value = stripped
+                if value_is_secret(value, strength, quoted) and (
+                        quoted or not is_word_like(value) or _clause_ends_at(text, vend)):
+                    # a word after "password:" is a value only when it ends the clause:
+                    # "To rotate the DB password: update it in Vault" is prose
+                    kind = {"password": "password-assignment", "secret": "secret-assignment"}.get(
+                        strength, "high-entropy-assignment")
+                    yield 3, kind, vstart, vend
+                continue
+        if op is None and strength != "weak" and strength != "id":
+            base = {"key": "secret", "plural-password": "password", "plural-secret": "secret"}.get(strength, strength)
+            found = _plain_statement(text, end, base, zh, zh_name, plural=strength.startswith("plural"))
+            if found is not None and (strength != "key" or _re(r"(?=.*\d)[A-Za-z0-9+/=]{16,}\Z").match(
+                    text, found[0], found[1])):  # a bare "key" takes only a generated value
+                yield 3, base + "-in-text", found[0], found[1]
+
+
+def _phrase_strength(text, start, name):
+    """"API key", "secret access key": the words before a bare "key" make it a credential."""
+    before = text[max(0, start - 40):start].split()[-2:]
+    phrase = name
+    for word in reversed(before):
+        if not (word.isalpha() and word.isascii()):
+            break
+        phrase = word + "_" + phrase
+        strength = name_strength(phrase)
+        if strength in ("password", "secret"):
+            return strength
+    return None
+
+
+def _assigned_value(text, start, end, op, close, pos):
+    """(value start, value end, quoted) of what the name text[start:end] is set to, or None.
+    op, close: the separator and closing quote after the name; pos: where the value may start."""
+    if op is None:
+        if text[start - 1:start] == "<" and text[end:end + 1] == ">":  # <fooToken>value</fooToken>
+            close_tag = text.find("<", end + 1, end + 2000)
+            if close_tag < 0:
+                return None
+            inner = text[end + 1:close_tag]
+            vstart = end + 1 + len(inner) - len(inner.lstrip())
+            return vstart, vstart + len(inner.strip()), True
+        if text[start:start + 1] != "-":  # only CLI flags take a value without a separator
+            return None
+        pos = end
+    elif op == "," and not (close and text[start - 1:start] in "\"'"):
+        return None  # f(token, x): only ("NAME", "value") pairs count
+    # Values are ASCII and at most 512 characters; a longer unbroken run is a blob, not a
+    # credential (and bounding it keeps a pathological text linear).
+    value_rx = _re(r"[ \t]*(?:(?P<q>[\"'`])(?P<qv>[^\"'`\r\n]{0,512})|"
+                   r"(?P<uv>[!#-&(-+\--:=?-_a-~]{1,512}))")  # printable ASCII but "'`,;<>
+    v = value_rx.match(text, pos)
+    if v is None or v.end() - v.start("qv" if v.group("q") else "uv") >= 512:
+        return None
+    schemes = words()["auth_schemes"]
+    if v.group("q"):
+        vstart, value = v.start("qv"), v.group("qv")
+        scheme, _, rest = value.partition(" ")
+        if scheme.lower() in schemes and rest:  # "Bearer abc..." inside quotes
+            vstart, value = vstart + len(value) - len(rest.lstrip()), rest.lstrip()
+        return vstart, vstart + len(value), True
+    if op == ",":
+        return None
+    if v.group("uv").lower() in schemes:  # Authorization: Bearer abc...
+        after = value_rx.match(text, v.end())
+        if after is not None and after.group("uv") and not after.group("q"):
+            return after.start("uv"), after.end("uv"), False
+    return v.start("uv"), v.end("uv"), False
+
+
+def _copulas(text, pos, limit, zh):
+    """(start, end, separator or None) of each copula or separator in text[pos:limit], in order.
+    English copulas and separators are two regexes so that `re` can skip through the clause by
+    their first characters; Chinese text gets one case-insensitive regex with every form."""
+    rxs = _data_cache.get(("copulas", zh))
+    if rxs is None:
+        import re
+        vocab = words()
+
+        def alternation(items):  # longest first, so "is set to" wins over "is"
+            return "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in sorted(items, key=len, reverse=True))
+        seps = re.compile("(?P<sep>" + alternation(vocab["separators"]) + ")")
+        if zh:
+            rxs = (re.compile(r"(?<![A-Za-z])(?:" + alternation(vocab["copulas_en"]) + r")(?![A-Za-z])|(?:"
+                              + alternation(vocab["copulas_zh"]) + r")|(?P<sep>" + alternation(vocab["separators"])
+                              + ")", re.IGNORECASE),)
+        else:
+            rxs = (re.compile(r"[ \t](?:" + alternation(vocab["copulas_en"]) + r")(?![A-Za-z])"), seps)
+        _data_cache[("copulas", zh)] = rxs
+    found = sorted((m.start(), m.end(), m.groupdict().get("sep")) for rx in rxs for m in rx.finditer(text, pos, limit))
+    return found
+
+
+def _plain_statement(text, pos, strength, zh, zh_name=False, plural=False):
+    """Span of the value a credential word ending at pos introduces in prose, or None.
+    zh: the statement is Chinese; zh_name: the word itself is (密码, not AppSecret); plural:
+    "passwords", which takes a value only after a copula ("are")."""
+    vocab = words()
+    nxt = _re(r"[ \t]*([A-Za-z]+)").match(text, pos)
+    if nxt and nxt.group(1).lower() in vocab["meta_suffixes"]:
+        return None  # "password policy", "token TTL": words about the secret
+    if zh_name and text[pos:pos + 4].startswith(tuple(vocab["zh_meta_suffixes"])):
+        return None  # 密码强度, 密钥轮换策略
+    # The value right after the word: "password 7tYq!pL3zV", "授权码 KJQW...", "密钥 1nIj..."
+    if not plural and (zh_name or text[pos:pos + 1] in " \t"):
+        found = _value_after(text, pos, strength, "space", zh)
+        if found and (zh or _space_value_en(text, pos, text[found[0]:found[1]])):
+            return found
+    # "set the SMTP app password to '...'": the verb before the word makes "to" a copula
+    to = None if zh or plural else _re(r"[ \t]+to[ \t]+").match(text, pos)
+    if to and vocab["set_verbs"].intersection(w.lower() for w in text[max(0, pos - 60):pos].split()):
+        found = _value_after(text, to.end(), strength, "copula", zh)
+        if found:
+            return found
+    # "<word> [qualifier] is|是|:|-> <value>"; English reads on past one failed copula ("was
+    # regenerated -> X"), Chinese stops at the first
+    tries = 0
+    for c_start, c_end, sep in _copulas(text, pos, _clause_limit(text, pos, 90), zh):
+        how = "sep" if sep else "copula"
+        if plural and sep:
+            return None  # "passwords: a, b" is a list heading
+        arrow = sep in vocab["arrows"]
+        if not _qualifier_ok(text[pos:c_start].strip(" \t"), how == "sep" and not arrow, zh):
+            if tries or zh:
+                return None
+            continue
+        tries += 1
+        vpos = c_end + (how == "copula" and text[c_end:c_end + 1] == ":")  # 是：, is:
+        found = _value_after(text, vpos, strength, "sep" if arrow else how, zh)
+        if found or zh or tries >= 2:
+            return found
+    return None
+
+
+def _value_after(text, pos, strength, how, zh):
+    """(start, end) of the value at pos when plain_value_ok accepts it, else None."""
+    found = _value_at(text, pos)
+    if found is None or (text[found[0]:found[1]].isalpha() and text[found[0]:found[1]].lower() in
+                         words()["prose_words"]):
+        return None  # the common case in prose, "is rotated", "are read", decided cheaply
+    cjk_after = not text[found[1]:found[1] + 1].isascii()
+    ok = plain_value_ok(text[found[0]:found[1]], strength, how, _clause_ends_at(text, found[1]), zh or cjk_after)
+    return found[:2] if ok else None
+
+
+def _space_value_en(text, pos, value):
+    """English puts no value right after "password" unless it lists a login ("user root pass
+    Olive-Tree-9") or the value is plainly generated; "you pass `--flag`" is prose."""
+    if not value[:1].isalnum():
+        return False
+    if has_classes(value) and len(value) >= 8:
+        return True
+    return _has_user_word(text[max(0, pos - 60):pos])
+
+
+def _clause_limit(text, pos, width):
+    """Where the clause starting at pos ends (newline, ". ", ";", 。；！？), at most width away."""
+    limit = min(len(text), pos + width)
+    for stop in ("\n", ". ", ";") if text.isascii() else ("\n", ". ", ";", "。", "；", "！", "？"):
+        at = text.find(stop, pos, limit)
+        if at >= 0:
+            limit = at
+    return limit
+
+
+def _qualifier_ok(qualifier, strict, zh):
+    """The words between a credential word and its copula: "for prod", "(staging)", "of the db".
+    strict: before = or :, which would otherwise bind to a different name (cost=12)."""
+    if not qualifier:
+        return True
+    if len(qualifier) > (16 if zh else 60) or len(qualifier.split()) > 8:
+        return False
+    if qualifier.count("(") != qualifier.count(")"):
+        return False  # usernamePassword(credentialsId: ...): a call, not a qualifier
+    if "," in qualifier:  # "，" folded by NFKC: "密码改过了，现在是 X" reads on; English does not
+        return zh and not strict
+    if not strict:
+        return True
+    first = qualifier.split()[0].lower()
+    return (qualifier[0] in "(（" or qualifier[-1] in ")）" or first in words()["qualifier_words"]
+            or first in ("is", "was", "are", "were") or (zh and not qualifier.isascii() and len(qualifier) <= 6))
+
+
+# ---------------------------------------------------------------------------------------------
+# Login pairs and .netrc.
+
+def _pair_findings(text):
+    """"login: bot / S0nar!Bot", "Grafana: admin / Gr4fana!Prod", "creds admin:Netgear#2023"."""
+    vocab = words()
+    low = None
+    if "/" in text:
+        rx = _re(r"(?<![\w/.-])(?P<u>[A-Za-z][\w.@-]{0,40})(?P<sp>[ \t]*)/[ \t]*(?P<p>[^\s/,;'\"`]{4,64})(?![\w/])")
+        for m in rx.finditer(text):
+            low = text.lower() if low is None else low
+            user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
+            common = user.lower() in vocab["common_usernames"]
+            near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
+            # spaced "bot / S0nar!Bot" needs a known user or a login word; "root/Toor123!" both
+            if (common and near if not m.group("sp") else common or near) and _pair_password_ok(pw, user):
+                yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
+    if ":" in text:
+        rx = _re(r"(?<![\w/:@.$%{-])(?P<u>[A-Za-z][\w.-]{0,40}):(?P<p>[^\s:@/,;'\"`<>]{4,64})(?=[\s.,;)\]}'\"]|\Z)")
+        for m in rx.finditer(text):
+            user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
+            if user.lower() in vocab["hash_names"] or user.lower() in ("http", "https", "mailto", "data", "file"):
+                continue
+            low = text.lower() if low is None else low
+            near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
+            if near and _pair_password_ok(pw, user):
+                yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
+
+
+def _has_user_word(window):
+    """A login word ("login", "creds", "账号") in window."""
+    user_words = words()["user_words"]
+    for m in _re(r"[a-z]+|[^\x00-\x7f]+").finditer(window.lower()):
+        if m.group() in user_words or (not m.group().isascii() and any(w in m.group() for w in user_words)):
+            return True
+    return False
+
+
+def _pair_password_ok(pw, user):
+    if not password_is_real(pw, user) or is_versionish(pw) or is_reference(pw) or _algorithm_like(pw):
+        return False
+    if not any(c.isalpha() for c in pw) or len(pw) < 6 or _re(r"\d+\.\d").match(pw):
+        return False  # nginx:1.25-alpine is an image tag
+    return any(c.isdigit() for c in pw) or any(not c.isalnum() for c in pw)
+
+
+def _netrc_findings(text):
+    if "pgpass" in text:  # hostname:port:database:username:password
+        for m in _re(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:(?P<s>[^\s:]+)").finditer(text):
+            if plain_value_ok(m.group("s"), "password", "sep", True):
+                yield 2, "netrc-password", m.start("s"), m.end("s")
+    if "login" not in text or "password" not in text:
+        return
+    rx = _re(r"(?:\bmachine\s+\S+|\bdefault)\s+(?:login\s+\S+\s+)?(?:account\s+\S+\s+)?password\s+(?P<s>\S+)")
+    for m in rx.finditer(text):
+        value = m.group("s").strip("'\"")
+        if plain_value_ok(value, "password", "sep", True):
+            start = m.start("s") + m.group("s").index(value)
+            yield 2, "netrc-password", start, start + len(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands.
+
+def _commands():
+    """({command or "command subcommand": (flags, glued flags, positional)}, first words)."""
+    table = _data_cache.get("commands")
+    if table is None:
+        vocab, table = words(), {}
+        for key, rows in (("flags", vocab["cli_flags"]), ("glued", vocab["cli_glued"])):
+            for command, flag in rows:
+                table.setdefault(command, {"flags": set(), "glued": set(), "positional": []})[key].add(flag)
+        for command, marker, n in vocab["cli_positional"]:
+            table.setdefault(command, {"flags": set(), "glued": set(), "positional": []})["positional"].append((marker, n))
+        table = _data_cache["commands"] = (table, tuple(sorted({c.split()[0] for c in table})))
+    return table
+
+
+def _command_findings(text):
+    if " -" not in text and "password" not in text and "net user" not in text and "add_user" not in text:
+        return  # every command below takes a flag, a "password" word or one of these
+    table, firsts = _commands()
+    for first in firsts:
+        at = text.find(first)
+        while at >= 0:
+            end = at + len(first)
+            if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_./-")) and \
+                    (end == len(text) or not (text[end].isalnum() or text[end] in "_-")):
+                for found in _command_at(text, first, end, table):
+                    yield found
+            at = text.find(first, end)
+
+
+def _command_at(text, command, end, table):
+    sub = _re(r"[ \t]+([a-z_-]+)").match(text, end)
+    spec = table.get(command + " " + sub.group(1)) if sub else None
+    if spec is not None:
+        end = sub.end()
+    else:
+        spec = table.get(command)
+        if spec is None:
+            return  # docker run -p 8080:80: only "docker login" takes a password
+    for start, stop in _password_args(_split_args(text, end), spec, text):
+        if text.startswith("pass:", start):
+            start += 5  # openssl -passin pass:SECRET (env:VAR, file:PATH are references)
+        value = text[start:stop]
+        if plain_value_ok(value, "password", "sep", True) and not (value.isalpha() and value.islower()):
+            yield 2, "password-in-command", start, stop
+
+
+def _split_args(text, pos):
+    """[(start, end)] of the arguments up to the end of the command (newline, |, ;, &&); an
+    argument may glue quoted pieces to a flag (-p'S3cret')."""
+    args, rx = [], _re(r"[ \t]+((?:\"[^\"\n]*\"|'[^'\n]*'|[^\s|;&<>\"']+)+)")
+    for _ in range(40):
+        m = rx.match(text, pos)
+        if m is None:
+            break
+        args.append(m.span(1))
+        pos = m.end()
+    return args
+
+
+def _unquote(text, start, end):
+    if end - start >= 2 and text[start] in "\"'" and text[end - 1] == text[start]:
+        return start + 1, end - 1
+    return start, end
+
+
+def _password_args(args, spec, text):
+    values = [text[a:b] for a, b in args]
+    for i, arg in enumerate(values):
+        start, end = args[i]
+        for flag in spec["flags"]:
+            if arg == flag and i + 1 < len(args):
+                yield _unquote(text, *args[i + 1])
+            elif flag[:2] == "--" and arg.startswith(flag + "="):
+                yield _unquote(text, start + len(flag) + 1, end)
+        for flag in spec["glued"]:
+            if arg.startswith(flag) and len(arg) > len(flag) and arg[:2] != "--":
+                yield _unquote(text, start + len(flag), end)
+    for marker, n in spec["positional"]:  # htpasswd -b FILE USER PASSWORD: marker -b, n 3
+        at = -1 if not marker else next((i for i, v in enumerate(values) if v == marker or (
+            marker[0] == "-" and v[:1] == "-" and v[:2] != "--" and marker[1:] in v[1:])), None)
+        plain = [a for a in args[at + 1:] if text[a[0]] != "-"] if at is not None else []
+        if len(plain) >= n:
+            yield _unquote(text, *plain[n - 1])
+
+
+def _curl_findings(text):
+    """curl -u user:pass / --user user:pass (also wget, http clients)."""
+    if "-u" not in text:
+        return
+    # Literal first (no leading look-behind), so `re` jumps from one "-u" to the next.
+    rx = _re(r"-(?:u|-user)(?:[ \t]+|=)(?P<cred>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`]+)+)")
+    for m in rx.finditer(text):
+        before = text[m.start() - 1:m.start()]
+        if before and (before.isalnum() or before in "_-"):
+            continue  # "re-use", "--user" seen from its second dash
+        raw, base = m.group("cred"), m.start("cred")
+        # the unquoted characters, and each one's offset in the text
+        offsets = [base + i for i, ch in enumerate(raw) if ch not in "\"'`"]
+        cred = "".join(ch for ch in raw if ch not in "\"'`")
+        if ":" not in cred or any(t in cred for t in ("${", "{{", "$(", "[", "<")):
+            continue  # templated: {{ .Values.password }}, ${PASS}, $(cat file), <user:password>
+        colon = cred.index(":")
+        user, pw = cred[:colon], cred[colon + 1:]
+        if user.startswith("$") or pw.startswith("$"):
+            continue
+        lo, hi = (colon + 1, len(cred)) if pw else (0, colon)
+        secret = (pw or user).strip("{}")
+        if not password_is_real(secret, user.strip("{}") if pw else ""):
+            continue
+        if secret.isdigit() and len(secret) < 8 or is_word_like(secret):
+            continue  # docker -u 1000:1000, -u user:pass
+        yield 2, "password-in-command", offsets[lo], offsets[hi - 1] + 1
