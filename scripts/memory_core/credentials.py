@@ -28,7 +28,7 @@ _data_cache = {}  # compiled vocabularies (copulas, command table), built on fir
 
 def credential_findings(text):
     for finder in (_assignment_findings, _pair_findings, _netrc_findings, _command_findings,
-                   _curl_findings):
+                   _curl_findings, _key_value_findings, _labelled_pair_findings):
         for found in finder(text):
             yield found
 
@@ -62,7 +62,10 @@ def _classify_name(name):
     parts = _split_words(name)
     for i in range(len(parts) - 1, -1, -1):
         word = parts[i]
-        prev = parts[i - 1] if i else ""
+        j = i - 1
+        while j > 0 and (parts[j].isdigit() or parts[j] == "v"):
+            j -= 1  # api-v3-key: the version between says nothing
+        prev = parts[j] if i else ""
         strength = None
         if word[:1] >= "\u4e00":
             if word.endswith(tuple(vocab["zh_password_words"])):
@@ -134,8 +137,8 @@ def value_is_secret(value, strength, quoted):
         return False  # non-ASCII (prose in another language) or control characters
     if is_placeholder(value) or "://" in value:
         return False
-    if not quoted and is_reference(value):
-        return False
+    if (not quoted or _re(r"\$\{?[A-Za-z_]\w*\}?\Z").match(value)) and is_reference(value):
+        return False  # PGPASSWORD="$PGPASS": the shell expands it; the text holds a reference
     if _is_path(value):
         return False
     if is_word_like(value):
@@ -251,7 +254,7 @@ def _assignment_findings(text):
         start = m.start()
         while start > 0 and _is_ident_char(text[start - 1]):
             start -= 1
-        if text[start - 1:start] == ":" and _re(r"\S").match(text, start - 2) is not None and op != "=":
+        if text[start - 1:start] == ":" and _re(r"[!-~]").match(text, start - 2) is not None and op != "=":
             continue  # arn:aws:secretsmanager:...:secret:prod/db: part of an identifier
         name = text[start:end].strip(".-")
         strength = name_strength(name)
@@ -384,7 +387,7 @@ def _plain_statement(text, pos, strength, zh, zh_name=False, plural=False):
     nxt = _re(r"[ \t]*([A-Za-z]+)").match(text, pos)
     if nxt and nxt.group(1).lower() in vocab["meta_suffixes"]:
         return None  # "password policy", "token TTL": words about the secret
-    if zh_name and text[pos:pos + 4].startswith(tuple(vocab["zh_meta_suffixes"])):
+    if (zh_name or zh) and text[pos:pos + 6].lstrip(" \t").startswith(tuple(vocab["zh_meta_suffixes"])):
         return None  # 密码强度, 密钥轮换策略
     # The value right after the word: "password 7tYq!pL3zV", "授权码 KJQW...", "密钥 1nIj..."
     if not plural and (zh_name or text[pos:pos + 1] in " \t"):
@@ -433,8 +436,9 @@ def _space_value_en(text, pos, value):
     Olive-Tree-9") or the value is plainly generated; "you pass `--flag`" is prose."""
     if not value[:1].isalnum():
         return False
-    if has_classes(value) and len(value) >= 8:
-        return True
+    if len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value) \
+            and (_classes(value) >= 3 or "-" in value or "_" in value):
+        return True  # "WPA2 passphrase m0ntauk-harbor-17": generated or a word-and-digit passphrase
     return _has_user_word(text[max(0, pos - 60):pos])
 
 
@@ -453,17 +457,19 @@ def _qualifier_ok(qualifier, strict, zh):
     strict: before = or :, which would otherwise bind to a different name (cost=12)."""
     if not qualifier:
         return True
-    if len(qualifier) > (16 if zh else 60) or len(qualifier.split()) > 8:
+    if len(qualifier) > (20 if zh else 60) or len(qualifier.split()) > 8:
         return False
     if qualifier.count("(") != qualifier.count(")"):
         return False  # usernamePassword(credentialsId: ...): a call, not a qualifier
+    if qualifier[0] in "(（" and qualifier[-1] in ")）" and len(qualifier) <= 60:
+        return True  # "db password (copy carefully, has a weird space): ..."
     if "," in qualifier:  # "，" folded by NFKC: "密码改过了，现在是 X" reads on; English does not
         return zh and not strict
     if not strict:
         return True
     first = qualifier.split()[0].lower()
     return (qualifier[0] in "(（" or qualifier[-1] in ")）" or first in words()["qualifier_words"]
-            or first in ("is", "was", "are", "were") or (zh and not qualifier.isascii() and len(qualifier) <= 6))
+            or first in ("is", "was", "are", "were") or (zh and not qualifier.isascii() and len(qualifier) <= 12))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -480,8 +486,12 @@ def _pair_findings(text):
             user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
             common = user.lower() in vocab["common_usernames"]
             near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
-            # spaced "bot / S0nar!Bot" needs a known user or a login word; "root/Toor123!" both
-            if (common and near if not m.group("sp") else common or near) and _pair_password_ok(pw, user):
+            # spaced "bot / S0nar!Bot" needs a known user or a login word; "root/Toor123!" both.
+            # A password with every character class ("svc_rabbit / rB7!kqLp93") needs neither:
+            # paths and ratios never look like that.
+            strong = (m.group("sp") and len(pw) >= 8 and _classes(pw) >= 4
+                      and any(c in "!@#$%^&*?~" for c in pw))  # base64 and paths hold only + / = _ -
+            if ((common and near if not m.group("sp") else common or near) or strong) and _pair_password_ok(pw, user):
                 yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
     if ":" in text:
         rx = _re(r"(?<![\w/:@.$%{-])(?P<u>[A-Za-z][\w.-]{0,40}):(?P<p>[^\s:@/,;'\"`<>]{4,64})(?=[\s.,;)\]}'\"]|\Z)")
@@ -493,6 +503,36 @@ def _pair_findings(text):
             near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
             if near and _pair_password_ok(pw, user):
                 yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
+
+
+def _classes(value):
+    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+
+
+def _key_value_findings(text):
+    """{"key": "access_token", "value": "EQqu..."} (Postman environments, tag lists): the name
+    and the value are two fields of one object."""
+    if '"value"' not in text:
+        return
+    rx = _re(r'"(?:key|name)"\s*:\s*"(?P<n>[^"\n]{1,80})"\s*,\s*"value"\s*:\s*"(?P<v>[^"\n]{1,512})"')
+    for m in rx.finditer(text):
+        strength = name_strength(m.group("n"))
+        if strength and value_is_secret(m.group("v"), strength, True):
+            yield 3, "secret-assignment", m.start("v"), m.end("v")
+
+
+def _labelled_pair_findings(text):
+    """"账号/密码：finance_ro / Fin@nce2024", "user/pass: admin:S3cret!": a label that names both,
+    then both; the second is the password."""
+    if "/" not in text and "／" not in text:
+        return
+    rx = _re(r"(?i)(?:账号|帐号|用户名|用户|user(?:name)?|login)[ \t]*/[ \t]*(?:密码|口令|pass(?:word)?|pwd)"
+             r"[ \t]*[:：=][ \t]*(?P<u>[\w.@-]{1,40})[ \t]*[/:，,][ \t]*(?P<p>[^\s,，;；（(]{4,64})")
+    for m in rx.finditer(text):
+        pw = m.group("p").rstrip(_TAIL)
+        if _pair_password_ok(pw, m.group("u")):
+            yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
 
 
 def _has_user_word(window):
@@ -513,8 +553,10 @@ def _pair_password_ok(pw, user):
 
 
 def _netrc_findings(text):
-    if "pgpass" in text:  # hostname:port:database:username:password
-        for m in _re(r"[^\s:]+:(?:\d+|\*):[^\s:]+:[^\s:]+:(?P<s>[^\s:]+)").finditer(text):
+    if "pgpass" in text or text.count(":") >= 4:  # hostname:port:database:username:password
+        # named .pgpass anywhere; otherwise only a line that is nothing but such an entry
+        line = r"[^\s:'\"]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<s>[^\s:'\"]+)"
+        for m in _re(line if "pgpass" in text else r"(?m)^[ \t]*" + line + r"[ \t]*$").finditer(text):
             if plain_value_ok(m.group("s"), "password", "sep", True):
                 yield 2, "netrc-password", m.start("s"), m.end("s")
     if "login" not in text or "password" not in text:

@@ -59,6 +59,8 @@ def _data():
             "email_strong": frozenset(email["strong_role_parts"]),
             "email_placeholders": frozenset(email["placeholder_parts"]),
             "ssn_invalid": frozenset(nid["ssn_invalid_examples"]),
+            "cn_examples": frozenset(nid["cn_id_examples"]),
+            "cn_example_rx": "(?i:%s)" % _words(nid["cn_id_example_words"]),
             "nino_bad": (frozenset(nid["nino_invalid_prefixes"]), nid["nino_first_letters_not"],
                          nid["nino_second_letters_not"]),
             # Two-letter words ("NI") only in capitals: "ni" is a syllable in many languages.
@@ -112,6 +114,13 @@ def _line_window(text, start, end, before, after):
     lo = max(0, start - before, text.rfind("\n", 0, start) + 1)
     nl = text.find("\n", end, end + after)
     return text[lo:start], text[end:nl if nl >= 0 else end + after]
+
+
+def _clause_window(text, start, end):
+    """The text around text[start:end] within its clause (it stops at , ， ; 。 and line ends)."""
+    before, after = _line_window(text, start, end, 40, 60)
+    cut = _re(r"[,，;；。!?！？]").search(after)
+    return before[max(before.rfind(c) for c in ",，;；。") + 1:], after[:cut.start()] if cut else after
 
 
 def _scan(pattern, text, windows):
@@ -215,7 +224,10 @@ def _cn_ids(text, windows):
             born = datetime.date(int(s[6:10]), int(s[10:12]), int(s[12:14]))
         except ValueError:
             continue  # 0230, 0431: no such day
-        if born <= datetime.date.today():
+        if born > datetime.date.today() or s.upper() in _data()["cn_examples"]:
+            continue  # 11010519491231002X: the standard's own example
+        before, after = _line_window(text, m.start(), m.end(), 40, 30)
+        if not _rx("cn_example_rx").search(before + " " + after):
             yield "national-id", m.start(), m.end()
 
 
@@ -351,7 +363,7 @@ def _emails(text):
             ls += 1
         m = _re(_DOMAIN).match(text, at + 1)
         if ls < at and m and _personal_address(text[ls:at].lower(), m.group().lower()) \
-                and not _rx("email_role_rx").search(" ".join(_line_window(text, ls, m.end(), 40, 60))):
+                and not _rx("email_role_rx").search(" ".join(_clause_window(text, ls, m.end()))):
             # URL user info (scheme://user:pw@host) and git@github.com:org/repo.git are no addresses.
             token_start = max(text.rfind(" ", 0, ls), text.rfind("\n", 0, ls), text.rfind('"', 0, ls)) + 1
             if "://" not in text[token_start:ls] and not (text[m.end():m.end() + 1] == ":"
@@ -377,7 +389,7 @@ def _personal_address(local, domain):
 
 
 _HOME_NAME = r"[^\s/\\\"'`<>|:*?$%{}()\[\],;]+"  # no $USER, %USERNAME%, <name>, {user}
-_POSIX_HOME = r"/(?:Users|home)/(%s)" % _HOME_NAME
+_POSIX_HOME = r"/(?:mnt/[a-z]/Users|Users|home)/(%s)" % _HOME_NAME  # /mnt/c/Users/x: Windows home from WSL
 # Windows names may hold spaces ("C:\Users\Jane Doe\"), when a separator follows.
 _WIN_HOME = (r"(?i)(?<![a-z0-9])[a-z]:(?:\\{1,2}|/)users(?:\\{1,2}|/)(%s(?: %s){0,2}(?=[\\/])|%s)"
              % ((_HOME_NAME,) * 3))
@@ -388,7 +400,9 @@ def _home_paths(text):
     if "/Users/" in text or "/home/" in text:
         for m in _re(_POSIX_HOME).finditer(text):
             before = text[max(0, m.start() - 2):m.start()].rjust(2)
-            if not (before[1] in _ALNUM or before[1] in ".~$-" or (before[1] == "/" and before[0] in _ALNUM)):
+            if m.group().startswith("/mnt/"):
+                matches.append(m)
+            elif not (before[1] in _ALNUM or before[1] in ".~$-" or (before[1] == "/" and before[0] in _ALNUM)):
                 matches.append(m)  # but not /mnt/home/x, ~/home/x: not the top-level /home
     low = text.lower() if ":" in text else ""
     if ":\\users" in low or ":/users" in low or ":\\\\users" in low:

@@ -91,8 +91,12 @@ def is_placeholder(value):
     if low.strip("'\"`[](){}<>=:") in vocab["placeholder_words"]:
         return True
     if any(marker in low for marker in vocab["placeholder_markers"]):
+        # A long random key (Django's 50 characters of punctuation) holds "%s" or "<" by chance.
+        generated = len(value) >= 32 and entropy(value) >= 4.3
         for marker in vocab["placeholder_markers"]:
             at = low.find(marker)
+            if generated and marker in ("%s", "%(", "<%", "#{", "$(", "<", ">"):
+                continue
             if at >= 0 and (marker not in _TEMPLATE_CLOSE or _TEMPLATE_CLOSE[marker] in low[at + 2:]):
                 return True
     if len(value) >= 4 and len(set(value)) <= 3:
