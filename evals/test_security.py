@@ -511,3 +511,26 @@ class OtherPathsTest(SecurityCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DetectorFingerprintTest(unittest.TestCase):
+    def test_every_detector_file_voids_clean_marks(self):
+        """Clean marks let load skip the scan; they must depend on every file of the detector."""
+        import re
+        from memory_core import index
+        core = _support.SCRIPTS / "memory_core"
+        todo, seen = ["redaction.py"], set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            source = (core / name).read_text()
+            todo.extend(m + ".py" for m in re.findall(r"from \.(\w+) import", source) if m != "fastjson")
+            for data in re.findall(r'"data", "([\w.]+\.json)"|_load\("([\w.]+\.json)"\)', source):
+                seen.add(os.path.join("data", data[0] or data[1]))
+        missing = sorted(n for n in seen if n not in index.DETECTOR_FILES)
+        self.assertEqual(missing, [])
+        self.assertGreaterEqual(len(seen), 8)  # the walk found the modules and the data files
+        for name in index.DETECTOR_FILES:
+            self.assertTrue((core / name).is_file(), name)

@@ -13,9 +13,8 @@ common word ("rotated", "stored") or Han text is prose; a token with a digit, a 
 case, or a lone uncommon word ending the clause, is a value. Passwords may be words
 ("correct-horse-battery"); tokens and keys must look generated.
 """
-from .redaction import (_re, credential_like, entropy, has_classes, is_placeholder, is_prose_base64,
-                        is_reference, is_versionish, is_word_like, looks_like_uuid, looks_random,
-                        password_is_real, split_on, words)
+from .redaction import (_re, credential_like, entropy, is_placeholder, is_prose_base64, is_reference,
+                        is_versionish, is_word_like, looks_like_uuid, looks_random, split_on, words)
 
 # Lower-case stems that may start a secret name; the whole identifier is classified afterwards.
 _NAME_STEMS = r"pass|pw|secret|token|key|auth|cred|login|session|access|密码|口令|令牌|密钥|秘钥|密匙|私钥|授权码"
@@ -27,8 +26,10 @@ _data_cache = {}  # compiled vocabularies (copulas, command table), built on fir
 
 
 def credential_findings(text):
-    for finder in (_assignment_findings, _pair_findings, _netrc_findings, _command_findings,
-                   _curl_findings, _key_value_findings, _labelled_pair_findings):
+    from . import credential_formats as formats
+    for finder in (_assignment_findings, formats.pair_findings, formats.netrc_findings,
+                   formats.command_findings, formats.curl_findings, formats.key_value_findings,
+                   formats.labelled_pair_findings):
         for found in finder(text):
             yield found
 
@@ -472,67 +473,9 @@ def _qualifier_ok(qualifier, strict, zh):
             or first in ("is", "was", "are", "were") or (zh and not qualifier.isascii() and len(qualifier) <= 12))
 
 
-# ---------------------------------------------------------------------------------------------
-# Login pairs and .netrc.
-
-def _pair_findings(text):
-    """"login: bot / S0nar!Bot", "Grafana: admin / Gr4fana!Prod", "creds admin:Netgear#2023"."""
-    vocab = words()
-    low = None
-    if "/" in text:
-        rx = _re(r"(?<![\w/.-])(?P<u>[A-Za-z][\w.@-]{0,40})(?P<sp>[ \t]*)/[ \t]*(?P<p>[^\s/,;'\"`]{4,64})(?![\w/])")
-        for m in rx.finditer(text):
-            low = text.lower() if low is None else low
-            user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
-            common = user.lower() in vocab["common_usernames"]
-            near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
-            # spaced "bot / S0nar!Bot" needs a known user or a login word; "root/Toor123!" both.
-            # A password with every character class ("svc_rabbit / rB7!kqLp93") needs neither:
-            # paths and ratios never look like that.
-            strong = (m.group("sp") and len(pw) >= 8 and _classes(pw) >= 4
-                      and any(c in "!@#$%^&*?~" for c in pw))  # base64 and paths hold only + / = _ -
-            if ((common and near if not m.group("sp") else common or near) or strong) and _pair_password_ok(pw, user):
-                yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
-    if ":" in text:
-        rx = _re(r"(?<![\w/:@.$%{-])(?P<u>[A-Za-z][\w.-]{0,40}):(?P<p>[^\s:@/,;'\"`<>]{4,64})(?=[\s.,;)\]}'\"]|\Z)")
-        for m in rx.finditer(text):
-            user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
-            if user.lower() in vocab["hash_names"] or user.lower() in ("http", "https", "mailto", "data", "file"):
-                continue
-            low = text.lower() if low is None else low
-            near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
-            if near and _pair_password_ok(pw, user):
-                yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
-
-
 def _classes(value):
     return (any(c.islower() for c in value) + any(c.isupper() for c in value)
             + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
-
-
-def _key_value_findings(text):
-    """{"key": "access_token", "value": "EQqu..."} (Postman environments, tag lists): the name
-    and the value are two fields of one object."""
-    if '"value"' not in text:
-        return
-    rx = _re(r'"(?:key|name)"\s*:\s*"(?P<n>[^"\n]{1,80})"\s*,\s*"value"\s*:\s*"(?P<v>[^"\n]{1,512})"')
-    for m in rx.finditer(text):
-        strength = name_strength(m.group("n"))
-        if strength and value_is_secret(m.group("v"), strength, True):
-            yield 3, "secret-assignment", m.start("v"), m.end("v")
-
-
-def _labelled_pair_findings(text):
-    """"账号/密码：finance_ro / Fin@nce2024", "user/pass: admin:S3cret!": a label that names both,
-    then both; the second is the password."""
-    if "/" not in text and "／" not in text:
-        return
-    rx = _re(r"(?i)(?:账号|帐号|用户名|用户|user(?:name)?|login)[ \t]*/[ \t]*(?:密码|口令|pass(?:word)?|pwd)"
-             r"[ \t]*[:：=][ \t]*(?P<u>[\w.@-]{1,40})[ \t]*[/:，,][ \t]*(?P<p>[^\s,，;；（(]{4,64})")
-    for m in rx.finditer(text):
-        pw = m.group("p").rstrip(_TAIL)
-        if _pair_password_ok(pw, m.group("u")):
-            yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
 
 
 def _has_user_word(window):
@@ -542,145 +485,3 @@ def _has_user_word(window):
         if m.group() in user_words or (not m.group().isascii() and any(w in m.group() for w in user_words)):
             return True
     return False
-
-
-def _pair_password_ok(pw, user):
-    if not password_is_real(pw, user) or is_versionish(pw) or is_reference(pw) or _algorithm_like(pw):
-        return False
-    if not any(c.isalpha() for c in pw) or len(pw) < 6 or _re(r"\d+\.\d").match(pw):
-        return False  # nginx:1.25-alpine is an image tag
-    return any(c.isdigit() for c in pw) or any(not c.isalnum() for c in pw)
-
-
-def _netrc_findings(text):
-    if "pgpass" in text or text.count(":") >= 4:  # hostname:port:database:username:password
-        # named .pgpass anywhere; otherwise only a line that is nothing but such an entry
-        line = r"[^\s:'\"]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<s>[^\s:'\"]+)"
-        for m in _re(line if "pgpass" in text else r"(?m)^[ \t]*" + line + r"[ \t]*$").finditer(text):
-            if plain_value_ok(m.group("s"), "password", "sep", True):
-                yield 2, "netrc-password", m.start("s"), m.end("s")
-    if "login" not in text or "password" not in text:
-        return
-    rx = _re(r"(?:\bmachine\s+\S+|\bdefault)\s+(?:login\s+\S+\s+)?(?:account\s+\S+\s+)?password\s+(?P<s>\S+)")
-    for m in rx.finditer(text):
-        value = m.group("s").strip("'\"")
-        if plain_value_ok(value, "password", "sep", True):
-            start = m.start("s") + m.group("s").index(value)
-            yield 2, "netrc-password", start, start + len(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# Commands.
-
-def _commands():
-    """({command or "command subcommand": (flags, glued flags, positional)}, first words)."""
-    table = _data_cache.get("commands")
-    if table is None:
-        vocab, table = words(), {}
-        for key, rows in (("flags", vocab["cli_flags"]), ("glued", vocab["cli_glued"])):
-            for command, flag in rows:
-                table.setdefault(command, {"flags": set(), "glued": set(), "positional": []})[key].add(flag)
-        for command, marker, n in vocab["cli_positional"]:
-            table.setdefault(command, {"flags": set(), "glued": set(), "positional": []})["positional"].append((marker, n))
-        table = _data_cache["commands"] = (table, tuple(sorted({c.split()[0] for c in table})))
-    return table
-
-
-def _command_findings(text):
-    if " -" not in text and "password" not in text and "net user" not in text and "add_user" not in text:
-        return  # every command below takes a flag, a "password" word or one of these
-    table, firsts = _commands()
-    for first in firsts:
-        at = text.find(first)
-        while at >= 0:
-            end = at + len(first)
-            if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_./-")) and \
-                    (end == len(text) or not (text[end].isalnum() or text[end] in "_-")):
-                for found in _command_at(text, first, end, table):
-                    yield found
-            at = text.find(first, end)
-
-
-def _command_at(text, command, end, table):
-    sub = _re(r"[ \t]+([a-z_-]+)").match(text, end)
-    spec = table.get(command + " " + sub.group(1)) if sub else None
-    if spec is not None:
-        end = sub.end()
-    else:
-        spec = table.get(command)
-        if spec is None:
-            return  # docker run -p 8080:80: only "docker login" takes a password
-    for start, stop in _password_args(_split_args(text, end), spec, text):
-        if text.startswith("pass:", start):
-            start += 5  # openssl -passin pass:SECRET (env:VAR, file:PATH are references)
-        value = text[start:stop]
-        if plain_value_ok(value, "password", "sep", True) and not (value.isalpha() and value.islower()):
-            yield 2, "password-in-command", start, stop
-
-
-def _split_args(text, pos):
-    """[(start, end)] of the arguments up to the end of the command (newline, |, ;, &&); an
-    argument may glue quoted pieces to a flag (-p'S3cret')."""
-    args, rx = [], _re(r"[ \t]+((?:\"[^\"\n]*\"|'[^'\n]*'|[^\s|;&<>\"']+)+)")
-    for _ in range(40):
-        m = rx.match(text, pos)
-        if m is None:
-            break
-        args.append(m.span(1))
-        pos = m.end()
-    return args
-
-
-def _unquote(text, start, end):
-    if end - start >= 2 and text[start] in "\"'" and text[end - 1] == text[start]:
-        return start + 1, end - 1
-    return start, end
-
-
-def _password_args(args, spec, text):
-    values = [text[a:b] for a, b in args]
-    for i, arg in enumerate(values):
-        start, end = args[i]
-        for flag in spec["flags"]:
-            if arg == flag and i + 1 < len(args):
-                yield _unquote(text, *args[i + 1])
-            elif flag[:2] == "--" and arg.startswith(flag + "="):
-                yield _unquote(text, start + len(flag) + 1, end)
-        for flag in spec["glued"]:
-            if arg.startswith(flag) and len(arg) > len(flag) and arg[:2] != "--":
-                yield _unquote(text, start + len(flag), end)
-    for marker, n in spec["positional"]:  # htpasswd -b FILE USER PASSWORD: marker -b, n 3
-        at = -1 if not marker else next((i for i, v in enumerate(values) if v == marker or (
-            marker[0] == "-" and v[:1] == "-" and v[:2] != "--" and marker[1:] in v[1:])), None)
-        plain = [a for a in args[at + 1:] if text[a[0]] != "-"] if at is not None else []
-        if len(plain) >= n:
-            yield _unquote(text, *plain[n - 1])
-
-
-def _curl_findings(text):
-    """curl -u user:pass / --user user:pass (also wget, http clients)."""
-    if "-u" not in text:
-        return
-    # Literal first (no leading look-behind), so `re` jumps from one "-u" to the next.
-    rx = _re(r"-(?:u|-user)(?:[ \t]+|=)(?P<cred>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`]+)+)")
-    for m in rx.finditer(text):
-        before = text[m.start() - 1:m.start()]
-        if before and (before.isalnum() or before in "_-"):
-            continue  # "re-use", "--user" seen from its second dash
-        raw, base = m.group("cred"), m.start("cred")
-        # the unquoted characters, and each one's offset in the text
-        offsets = [base + i for i, ch in enumerate(raw) if ch not in "\"'`"]
-        cred = "".join(ch for ch in raw if ch not in "\"'`")
-        if ":" not in cred or any(t in cred for t in ("${", "{{", "$(", "[", "<")):
-            continue  # templated: {{ .Values.password }}, ${PASS}, $(cat file), <user:password>
-        colon = cred.index(":")
-        user, pw = cred[:colon], cred[colon + 1:]
-        if user.startswith("$") or pw.startswith("$"):
-            continue
-        lo, hi = (colon + 1, len(cred)) if pw else (0, colon)
-        secret = (pw or user).strip("{}")
-        if not password_is_real(secret, user.strip("{}") if pw else ""):
-            continue
-        if secret.isdigit() and len(secret) < 8 or is_word_like(secret):
-            continue  # docker -u 1000:1000, -u user:pass
-        yield 2, "password-in-command", offsets[lo], offsets[hi - 1] + 1

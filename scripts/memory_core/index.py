@@ -209,16 +209,25 @@ def rebuild_newest(store):
 
 # --- clean marks -------------------------------------------------------------------------------
 
+# Every file whose change can change what the detector finds: a new rule voids every clean mark.
+DETECTOR_FILES = ("redaction.py", "credentials.py", "credential_formats.py", "personal_data.py",
+                  "text_normalise.py", os.path.join("data", "provider_tokens.json"),
+                  os.path.join("data", "credential_words.json"), os.path.join("data", "personal_data.json"))
+
+
 def scan_fingerprint(extra_patterns=()):
     """What a clean mark depends on besides the file: the detector's own source (a new rule voids
     every mark) and the user's extra patterns."""
     import binascii
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "redaction.py")
-    try:
-        st = os.stat(here)
-        detector = "%d.%d" % (st.st_size, st.st_mtime_ns)
-    except OSError:
-        detector = "unknown"
+    here = os.path.dirname(os.path.abspath(__file__))
+    parts = []
+    for name in DETECTOR_FILES:
+        try:
+            st = os.stat(os.path.join(here, name))
+            parts.append("%d.%d" % (st.st_size, st.st_mtime_ns))
+        except OSError:
+            parts.append("unknown")
+    detector = "%08x" % (binascii.crc32("|".join(parts).encode("ascii")) & 0xFFFFFFFF)
     patterns = repr([tuple(p) for p in extra_patterns]).encode("utf-8")
     return "%s.%08x" % (detector, binascii.crc32(patterns) & 0xFFFFFFFF)
 
