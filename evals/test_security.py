@@ -526,7 +526,8 @@ class DetectorFingerprintTest(unittest.TestCase):
                 continue
             seen.add(name)
             source = (core / name).read_text()
-            todo.extend(m + ".py" for m in re.findall(r"from \.(\w+) import", source) if m != "fastjson")
+            todo.extend(m + ".py" for m in re.findall(r"from \.(\w+) import|from \. import (\w+)", source)
+                        for m in m if m and m != "fastjson")
             for data in re.findall(r'"data", "([\w.]+\.json)"|_load\("([\w.]+\.json)"\)', source):
                 seen.add(os.path.join("data", data[0] or data[1]))
         missing = sorted(n for n in seen if n not in index.DETECTOR_FILES)
