@@ -74,6 +74,16 @@ REFUSED = {
     "home path, macOS": "The cert is at /Users/alice/.ssh/deploy_key",
     "home path, Linux, example": "see /home/example/project/notes.txt",
     "home path, Windows": "C:\\Users\\bob\\AppData\\token.txt",
+    "home path, WSL": "the CA is at /mnt/c/Users/Dana.Lee/certs/ca.pem",
+    "typed password near a login word": "ssh to the bastion as ops and Kq7!mZp2#wL9 is what it asks for",
+    "password column of a table": "| env | user | password |\n|---|---|---|\n| qa | app_rw | Kestrel#2291 |",
+    "terraform default": J(['variable "db_password" {\n  type = string\n  default = "Harbor-', 'Lights-5520!"\n}']),
+    "session cookie": J(["curl -b 'sessionid=", B64[:32], "' https://admin.internal/"]),
+    "go mysql dsn": "dsn := \"trade:Tr@de_2024x@tcp(10.8.0.12:3306)/orders\"",
+    "smbclient user%pass": "smbclient //fs/scans -U scanner%Sc4nN0w!x -c ls",
+    "jwt signing literal": J(["jwt.sign(payload, '", B64[3:35], "')"]),
+    "passport with a name": "郑凯，护照号 E38291746，订机票用",
+    "postman key/value": J(['{"key": "access_token", "value": "', B64[9:49], '"}']),
 }
 
 ALLOWED = {
@@ -90,6 +100,9 @@ ALLOWED = {
     "documented example key": J(["AKIA", "IOSFODNN7EXAMPLE is the AWS docs example key"]),
     "uuid": "Tenant id " + UUID,
     "hash": "Release commit " + HEX64[:40],
+    "password manager name": "The new value is in 1Password, vault payments-prod, item stripe-rk",
+    "identifier near a login word": "login handler is chain_Anvil1_Key in auth.py",
+    "key id": "KEY_ID=prod-signing-2024 names the key; the key itself is in KMS",
 }
 
 

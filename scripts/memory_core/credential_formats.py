@@ -204,3 +204,78 @@ def curl_findings(text):
         if secret.isdigit() and len(secret) < 8 or is_word_like(secret):
             continue  # docker -u 1000:1000, -u user:pass
         yield 2, "password-in-command", offsets[lo], offsets[hi - 1] + 1
+
+
+def table_findings(text):
+    """A Markdown table whose header names a password column: every cell of that column holds one
+    ("| env | user | password |" ... "| qa | app_rw | Kestrel#2291 |")."""
+    if "|" not in text or "\n" not in text:
+        return
+    lines = text.split("\n")
+    offsets, pos = [], 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    column = None
+    for number, line in enumerate(lines):
+        cells = line.strip().strip("|").split("|") if line.strip().startswith("|") else None
+        if cells is None:
+            column = None
+            continue
+        if column is None:
+            names = [c.strip().lower() for c in cells]
+            column = next((i for i, n in enumerate(names) if name_strength(n) == "password"), None)
+            continue
+        if column >= len(cells) or set(cells[column].strip()) <= set("-: "):
+            continue
+        value = cells[column].strip()
+        if plain_value_ok(value, "password", "sep", True):
+            start = offsets[number] + line.index("|") + 1 + sum(len(c) + 1 for c in cells[:column])
+            start += cells[column].index(value)
+            yield 2, "password-in-table", start, start + len(value)
+
+
+def terraform_findings(text):
+    """variable "db_admin_password" { ... default = "Harbor-Lights-5520!" }: the block's name says
+    what its default holds."""
+    if "variable" not in text or "default" not in text:
+        return
+    rx = _re(r'variable\s+"(?P<n>[\w-]{1,80})"\s*\{(?P<b>[^{}]{0,2000})\}')
+    for m in rx.finditer(text):
+        strength = name_strength(m.group("n"))
+        d = _re(r'\bdefault\s*=\s*"(?P<v>[^"\n]{1,512})"').search(m.group("b"))
+        if strength and d and value_is_secret(d.group("v"), strength, True):
+            start = m.start("b") + d.start("v")
+            yield 3, "secret-assignment", start, start + len(d.group("v"))
+
+
+def strong_token_findings(text):
+    """A token with upper and lower case, digits and punctuation ("Qx4!vLp9#rT2",
+    "Winter-Harvest-0419") in a sentence that speaks of logging in or of a password: "login with
+    root and Qx4!vLp9#rT2", "用 root 加 Gw_2023@iot!x 登". Such tokens are typed passwords."""
+    rx = _re(r"(?<![\w!@#$%^&*?~+=./\\:-])(?=[\w!@#$%^&*?~+=.-]*[A-Z])(?=[\w!@#$%^&*?~+=.-]*[a-z])"
+             r"(?=[\w!@#$%^&*?~+=.-]*[0-9])[A-Za-z0-9][\w!@#$%^&*?~+=.-]{6,62}[A-Za-z0-9!#$%&*?]"
+             r"(?![\w!@#$%^&*?~+=/\\:-]|\.\S)")
+    low = None
+    for m in rx.finditer(text):
+        token = m.group()
+        if not any(c in "!@#$%^&*?~+-" for c in token) or "." in token or "=" in token:
+            continue  # an identifier, a version, a domain, KEY_ID=...: not typed as a password
+        if is_reference(token) or not password_is_real(token):
+            continue
+        low = text.lower() if low is None else low
+        lo = max(low.rfind(stop, 0, m.start()) for stop in (". ", "\n", "。", "；", "; "))
+        hi = min([x for x in (low.find(stop, m.end()) for stop in (". ", "\n", "。", "；", "; ")) if x >= 0] or [len(low)])
+        if _has_login_word(low[max(lo + 1, m.start() - 120, 0):m.start()] + " " + low[m.end():min(hi, m.end() + 60)]):
+            yield 3, "password-in-text", m.start(), m.end()
+
+
+def _has_login_word(window):
+    vocab = words()
+    for m in _re(r"[a-z][a-z0-9-]*|[^\x00-\x7f]+").finditer(window):
+        w = m.group()
+        if w in vocab["login_context_words"] or (not w.isascii() and any(
+                z in w for z in vocab["login_context_words"] if not z.isascii())):
+            return True
+    return False
+

@@ -29,7 +29,8 @@ def credential_findings(text):
     from . import credential_formats as formats
     for finder in (_assignment_findings, formats.pair_findings, formats.netrc_findings,
                    formats.command_findings, formats.curl_findings, formats.key_value_findings,
-                   formats.labelled_pair_findings):
+                   formats.labelled_pair_findings, formats.table_findings, formats.terraform_findings,
+                   formats.strong_token_findings):
         for found in finder(text):
             yield found
 
@@ -60,6 +61,8 @@ def _classify_name(name):
     or "id". The last secret word decides; words after it may turn it into metadata
     (token_url, secret_name), words before it may say it is not real (fake_token, csrf_token)."""
     vocab = words()
+    if name.lower() in vocab["product_names"]:
+        return None  # 1Password, LastPass: a password manager, not a password
     parts = _split_words(name)
     for i in range(len(parts) - 1, -1, -1):
         word = parts[i]

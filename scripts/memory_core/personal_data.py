@@ -60,6 +60,9 @@ def _data():
             "email_placeholders": frozenset(email["placeholder_parts"]),
             "ssn_invalid": frozenset(nid["ssn_invalid_examples"]),
             "cn_examples": frozenset(nid["cn_id_examples"]),
+            # the word, then at most a few separator characters or a JSON key's quotes
+            "passport_rx": "(?i:%s)[\"']?[\\s:：=,\"'#号码]{0,6}(?P<n>[A-Z]{1,2}[0-9]{6,9}|[0-9]{9})(?![0-9A-Za-z])"
+                           % _words(nid["passport_words"], right_edge=False),
             "cn_example_rx": "(?i:%s)" % _words(nid["cn_id_example_words"]),
             "nino_bad": (frozenset(nid["nino_invalid_prefixes"]), nid["nino_first_letters_not"],
                          nid["nino_second_letters_not"]),
@@ -247,8 +250,16 @@ def _ninos(text, windows):
         if prefix in bad or prefix[0] in first_not or prefix[1] in second_not:
             continue
         before, after = _line_window(text, m.start(), m.end(), 60, 40)
-        if not _glued(text, m.start(), m.end()) and _rx("nino_rx").search(before + " " + after):
-            yield "national-id", m.start(), m.end()
+        header = text[max(0, text.rfind("\n", 0, m.start() - len(before) - 1)):m.start() - len(before)]
+        if not _glued(text, m.start(), m.end()) and _rx("nino_rx").search(header + " " + before + " " + after):
+            yield "national-id", m.start(), m.end()  # the context may be a CSV header line above
+
+
+def _passports(text):
+    """A passport number (E12345678, EA1234567, 123456789) right after a word that says so."""
+    for m in _rx("passport_rx").finditer(text):
+        if not _glued(text, m.start("n"), m.end("n")):
+            yield "national-id", m.start("n"), m.end("n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,6 +457,8 @@ def find_personal(text):
         found.extend(_ninos(text, wide))
     if wide:
         found.extend(_ibans(text, wide))
+    if "assport" in text or "护照" in text:
+        found.extend(_passports(text))
     for finder in (_cn_ids, _ssns, _cards, _cn_mobiles, _other_phones) if narrow else ():
         found.extend(finder(text, narrow))
     if not found:
