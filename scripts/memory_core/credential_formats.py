@@ -14,8 +14,7 @@ def pair_findings(text):
     vocab = words()
     low = None
     if "/" in text:
-        rx = _re(r"(?<![\w/.-])(?P<u>[A-Za-z][\w.@-]{0,40})(?P<sp>[ \t]*)/[ \t]*(?P<p>[^\s/,;'\"`]{4,64})(?![\w/])")
-        for m in rx.finditer(text):
+        for m in _slash_pairs(text):
             low = text.lower() if low is None else low
             user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
             common = user.lower() in vocab["common_usernames"]
@@ -27,7 +26,7 @@ def pair_findings(text):
                       and any(c in "!@#$%^&*?~" for c in pw))  # base64 and paths hold only + / = _ -
             if ((common and near if not m.group("sp") else common or near) or strong) and _pair_password_ok(pw, user):
                 yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
-    if ":" in text:
+    if ":" in text and _has_user_word(text):  # every ":" pair needs a login word near it
         rx = _re(r"(?<![\w/:@.$%{-])(?P<u>[A-Za-z][\w.-]{0,40}):(?P<p>[^\s:@/,;'\"`<>]{4,64})(?=[\s.,;)\]}'\"]|\Z)")
         for m in rx.finditer(text):
             user, pw = m.group("u"), m.group("p").rstrip(_TAIL)
@@ -37,6 +36,20 @@ def pair_findings(text):
             near = _has_user_word(low[max(0, m.start() - 40):m.start()] + " " + low[m.end():m.end() + 40])
             if near and _pair_password_ok(pw, user):
                 yield 2, "login-pair", m.start("p"), m.start("p") + len(pw)
+
+
+def _slash_pairs(text):
+    """Matches of user / password, looked for only around each "/" (str.find): a regex tried at
+    every letter of a long text costs far more on prose than the few windows do."""
+    rx = _re(r"(?<![\w/.-])(?P<u>[A-Za-z][\w.@-]{0,40})(?P<sp>[ \t]*)/[ \t]*(?P<p>[^\s/,;'\"`]{4,64})(?![\w/])")
+    at, last = text.find("/"), 0
+    while at >= 0:
+        for m in rx.finditer(text, max(last, at - 48), min(len(text), at + 72)):
+            if m.end("sp") == at:  # this "/" is the pair's
+                last = m.end()
+                yield m
+                break
+        at = text.find("/", max(at + 1, last))
 
 
 def key_value_findings(text):
@@ -55,6 +68,9 @@ def labelled_pair_findings(text):
     """"账号/密码：finance_ro / Fin@nce2024", "user/pass: admin:S3cret!": a label that names both,
     then both; the second is the password."""
     if "/" not in text and "／" not in text:
+        return
+    low = text.lower()
+    if not any(w in low for w in ("密码", "口令", "pass", "pwd")):
         return
     rx = _re(r"(?i)(?:账号|帐号|用户名|用户|user(?:name)?|login)[ \t]*/[ \t]*(?:密码|口令|pass(?:word)?|pwd)"
              r"[ \t]*[:：=][ \t]*(?P<u>[\w.@-]{1,40})[ \t]*[/:，,][ \t]*(?P<p>[^\s,，;；（(]{4,64})")
@@ -253,29 +269,40 @@ def strong_token_findings(text):
     """A token with upper and lower case, digits and punctuation ("Qx4!vLp9#rT2",
     "Winter-Harvest-0419") in a sentence that speaks of logging in or of a password: "login with
     root and Qx4!vLp9#rT2", "用 root 加 Gw_2023@iot!x 登". Such tokens are typed passwords."""
-    rx = _re(r"(?<![\w!@#$%^&*?~+=./\\:-])(?=[\w!@#$%^&*?~+=.-]*[A-Z])(?=[\w!@#$%^&*?~+=.-]*[a-z])"
-             r"(?=[\w!@#$%^&*?~+=.-]*[0-9])[A-Za-z0-9][\w!@#$%^&*?~+=.-]{6,62}[A-Za-z0-9!#$%&*?]"
-             r"(?![\w!@#$%^&*?~+=/\\:-]|\.\S)")
+    # Runs of token characters, then the character classes in Python: lookaheads tried at every
+    # position cost ten times more.
+    rx = _re(r"(?<![\w!@#$%^&*?~+=./\\:-])(?=[\w!@#$%^&*?~+=.-]{0,63}[A-Z])(?=[\w!@#$%^&*?~+=.-]{0,63}[0-9])"
+             r"[\w!@#$%^&*?~+=./\\:-]{8,64}")
+    if not any(c in text for c in "!@#$%^&*?~+-") or not _has_login_word(text.lower()):
+        return  # cheap tests first: most texts have no symbol-bearing token or no login word
     low = None
     for m in rx.finditer(text):
         token = m.group()
-        if not any(c in "!@#$%^&*?~+-" for c in token) or "." in token or "=" in token:
+        if token[-1:] == "." and token[-2:-1] != ".":  # the sentence's full stop
+            token = token[:-1]
+        if not (8 <= len(token) <= 64 and token[0].isalnum() and _classes(token) >= 4):
+            continue
+        if not any(c in "!@#$%^&*?~+-" for c in token) or "." in token or "=" in token or \
+                any(c in token for c in "/\\:"):
             continue  # an identifier, a version, a domain, KEY_ID=...: not typed as a password
         if is_reference(token) or not password_is_real(token):
             continue
         low = text.lower() if low is None else low
         lo = max(low.rfind(stop, 0, m.start()) for stop in (". ", "\n", "。", "；", "; "))
         hi = min([x for x in (low.find(stop, m.end()) for stop in (". ", "\n", "。", "；", "; ")) if x >= 0] or [len(low)])
-        if _has_login_word(low[max(lo + 1, m.start() - 120, 0):m.start()] + " " + low[m.end():min(hi, m.end() + 60)]):
-            yield 3, "password-in-text", m.start(), m.end()
+        end = m.start() + len(token)
+        if _has_login_word(low[max(lo + 1, m.start() - 120, 0):m.start()] + " " + low[end:min(hi, end + 60)]):
+            yield 3, "password-in-text", m.start(), end
 
 
 def _has_login_word(window):
-    vocab = words()
-    for m in _re(r"[a-z][a-z0-9-]*|[^\x00-\x7f]+").finditer(window):
-        w = m.group()
-        if w in vocab["login_context_words"] or (not w.isascii() and any(
-                z in w for z in vocab["login_context_words"] if not z.isascii())):
-            return True
-    return False
-
+    """A word of logging in or of a password in window (lower case): one prebuilt alternation."""
+    rx = _data_cache.get("login_words")
+    if rx is None:
+        import re
+        vocab = words()["login_context_words"]
+        ascii_words = sorted((re.escape(w) for w in vocab if w.isascii()), key=len, reverse=True)
+        other = [re.escape(w) for w in vocab if not w.isascii()]
+        rx = _data_cache["login_words"] = re.compile(
+            "(?<![a-z0-9])(?:%s)(?![a-z0-9])|%s" % ("|".join(ascii_words), "|".join(other) or "(?!)"))
+    return rx.search(window) is not None

@@ -482,9 +482,13 @@ def _classes(value):
 
 
 def _has_user_word(window):
-    """A login word ("login", "creds", "账号") in window."""
-    user_words = words()["user_words"]
-    for m in _re(r"[a-z]+|[^\x00-\x7f]+").finditer(window.lower()):
-        if m.group() in user_words or (not m.group().isascii() and any(w in m.group() for w in user_words)):
-            return True
-    return False
+    """A login word ("login", "creds", "账号") in window: one search of a prebuilt alternation."""
+    rx = _data_cache.get("user_words")
+    if rx is None:
+        import re
+        ascii_words = [w for w in words()["user_words"] if w.isascii()]
+        other = [w for w in words()["user_words"] if not w.isascii()]
+        rx = _data_cache["user_words"] = re.compile(
+            "(?<![a-z])(?:%s)(?![a-z])|%s" % ("|".join(sorted(map(re.escape, ascii_words), key=len, reverse=True)),
+                                              "|".join(map(re.escape, other)) or "(?!)"))
+    return rx.search(window.lower()) is not None
