@@ -39,6 +39,8 @@ def loads(text):
         raise ValueError("invalid JSON at character %d" % start)
     except RecursionError:
         raise ValueError("JSON nested too deeply")
+    except (SystemError, ValueError) as exc:  # some malformed input makes the C scanner fail oddly
+        raise ValueError("invalid JSON (%s)" % exc.__class__.__name__)
     if text[end:].strip(_WS):
         raise ValueError("extra data after JSON at character %d" % end)
     return value

@@ -31,14 +31,14 @@ def session_path(store):
 
 def read_sessions(store):
     """The whole session file as a dict; an unreadable one raises CorruptFile (never rewritten)."""
-    import json
     from . import store as st
+    from .fastjson import loads  # PreCompact stays clear of the json package (and of `re`)
     path = session_path(store)
     text = st.read_text(path)
     if text is None:
         return {"schema": SESSION_SCHEMA, "sessions": {}}
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as exc:
         raise st.CorruptFile(path, "invalid JSON (%s)" % exc)
     if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
@@ -47,15 +47,15 @@ def read_sessions(store):
 
 
 def _write_sessions(store, data):
-    import json
     from . import store as st
+    from .fastjson import dumps
     sessions = data["sessions"]
     if len(sessions) > MAX_SESSIONS:  # keep the most recently updated
         keep = sorted(sessions, key=lambda sid: str(sessions[sid].get("updated_at", "")))[-MAX_SESSIONS:]
         data["sessions"] = dict((sid, sessions[sid]) for sid in keep)
     data["schema"] = SESSION_SCHEMA
-    st.atomic_write_bytes(session_path(store), (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
-                                                + "\n").encode("utf-8"))
+    # one sorted-key line: runtime state (git-ignored), written by a hook that avoids the json package
+    st.atomic_write_bytes(session_path(store), (dumps(data) + "\n").encode("utf-8"))
 
 
 def _session(data, session_id, host):
@@ -123,7 +123,7 @@ def last_user_request(transcript_path):
     """The last thing the user asked, from the tail of a host transcript (JSON lines), or None.
     Claude Code lines: {"type": "user", "message": {"role": "user", "content": ...}}; Codex lines:
     {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [...]}}."""
-    import json
+    from .fastjson import loads
     from .safefs import read_tail
     if not isinstance(transcript_path, str) or not transcript_path or "\x00" in transcript_path \
             or not os.path.isabs(transcript_path):
@@ -138,7 +138,7 @@ def last_user_request(transcript_path):
         if not line.startswith("{"):
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except ValueError:
             continue
         text = _user_text(record)
