@@ -128,8 +128,8 @@ class PaymentCardTest(unittest.TestCase):
 
 class IbanTest(unittest.TestCase):
     def test_valid_compact_and_grouped(self):
-        de = iban("DE", "370400440532013000")
-        gb = iban("GB", "WEST12345698765432")
+        de = iban("DE", "370400440532013001")
+        gb = iban("GB", "WEST12345698765433")
         mt = iban("MT", "MALT011000012345MTLCAST001S")
         no = iban("NO", "86011117947")
         for value in (de, grouped(de), gb, grouped(gb), mt, grouped(mt), no, grouped(no), de.lower()):
@@ -148,7 +148,7 @@ class IbanTest(unittest.TestCase):
             self.assertEqual(spans("IBAN %s7" % value), [], "too long " + value)
 
     def test_checksum_matters(self):
-        de = iban("DE", "370400440532013000")
+        de = iban("DE", "370400440532013001")
         for index in (2, 3, 8, 21):
             self.assertEqual(spans("IBAN %s" % flip(de, index)), [], flip(de, index))
         self.assertEqual(spans("IBAN %s" % iban("ZZ", "370400440532013000")), [])  # no such country
@@ -158,11 +158,15 @@ class IbanTest(unittest.TestCase):
         self.assertEqual(spans("pay %s then stop" % grouped(be)), [("iban", grouped(be))])
 
     def test_marked_examples_allowed(self):
-        de = iban("DE", "370400440532013000")
+        de = iban("DE", "370400440532013001")
         for text in ("example IBAN: %s", "Example: %s", "sample IBAN %s", "示例：%s", "%s (example)"):
             self.assertEqual(spans(text % de), [], text)
         # An example marker on another line does not cover this one.
         self.assertEqual(spans("See the example below.\nIBAN %s" % de), [("iban", de)])
+
+    def test_documented_example_ibans_allowed(self):
+        for example in ("DE89 3704 0044 0532 0130 00", "GB82 WEST 1234 5698 7654 32"):
+            self.assertEqual(spans("refund to %s" % example), [], example)
 
 
 class NationalIdTest(unittest.TestCase):
@@ -325,7 +329,7 @@ class HomePathTest(unittest.TestCase):
 class MixedTextTest(unittest.TestCase):
     def test_mixed_record(self):
         visa = card("4539", 16)
-        de = iban("DE", "370400440532013000")
+        de = iban("DE", "370400440532013001")
         text = ("Refund for jane.doe@gmail.com: card %s, IBAN %s. Logs in /Users/jane/logs. "
                 "客户张三手机13912345678。Ping oncall@company.com; server 10.0.0.1:8080, build 1.2.3." % (visa, de))
         self.assertEqual(spans(text), [("email", "jane.doe@gmail.com"), ("payment-card", visa), ("iban", de),

@@ -123,7 +123,8 @@ def _commands():
 
 
 def command_findings(text):
-    if " -" not in text and "password" not in text and "net user" not in text and "add_user" not in text:
+    if " -" not in text and "password" not in text and "net user" not in text and "add_user" not in text \
+            and " login " not in text:
         return  # every command below takes a flag, a "password" word or one of these
     table, firsts = _commands()
     for first in firsts:
@@ -291,8 +292,19 @@ def strong_token_findings(text):
         lo = max(low.rfind(stop, 0, m.start()) for stop in (". ", "\n", "。", "；", "; "))
         hi = min([x for x in (low.find(stop, m.end()) for stop in (". ", "\n", "。", "；", "; ")) if x >= 0] or [len(low)])
         end = m.start() + len(token)
-        if _has_login_word(low[max(lo + 1, m.start() - 120, 0):m.start()] + " " + low[end:min(hi, end + 60)]):
+        window = low[max(lo + 1, m.start() - 120, 0):m.start()] + " " + low[end:min(hi, end + 60)]
+        if not any(c in "!@#$%^&*?~+" for c in token) or token.startswith(("X-", "x-")):
+            # Words joined by - or _ ("Winter-Harvest-0419", "X-Shopify-Hmac-Sha256") read as a
+            # password only where a password is named, not merely a key or a login.
+            if not _has_password_word(window):
+                continue
+        if _has_login_word(window):
             yield 3, "password-in-text", m.start(), end
+
+
+def _has_password_word(window):
+    return any(w in window for w in words()["password_only_words"] if not w.isascii()) or \
+        _re(r"(?<![a-z])(?:%s)(?![a-z])" % "|".join(w for w in words()["password_only_words"] if w.isascii())).search(window) is not None
 
 
 def _has_login_word(window):

@@ -53,6 +53,9 @@ def _data():
                      % _words(raw["id_context"]["words"], right_edge=False),
             "iban_lengths": raw["iban"]["lengths"],
             "example_rx": "(?i:%s)" % _words(raw["iban"]["example_words"]),
+            "iban_examples": frozenset(raw["iban"]["documented_examples"]),
+            "sin_rx": "(?i:%s)" % _words(nid["sin_context_words"]),
+            "nhs_rx": "(?i:%s)" % _words(nid["nhs_context_words"]),
             "card_test_rx": "(?i:%s)" % _words(card["test_context_words"]),
             "card_rx": "(?i:%s)" % _words(card["card_context_words"]),
             "email_role_rx": "(?i:%s)" % _words(email["role_context_words"]),
@@ -204,8 +207,9 @@ def _ibans(text, windows):
                 break
         if count != length or _glued(text, start, start + cut):
             continue  # no IBAN country, or the wrong length for it
-        if _mod97(found[:cut].replace(" ", "").upper()) != 1:
-            continue
+        compact = found[:cut].replace(" ", "").upper()
+        if _mod97(compact) != 1 or compact in t["iban_examples"]:
+            continue  # DE89 3704 0044 0532 0130 00 and the other examples printed in every spec
         before, after = _line_window(text, start, start + cut, 40, 30)
         if not _rx("example_rx").search(before + " " + after):
             yield "iban", start, start + cut  # else "example IBAN: ...", "Stripe's test IBAN" in docs
@@ -255,6 +259,24 @@ def _ninos(text, windows):
             yield "national-id", m.start(), m.end()  # the context may be a CSV header line above
 
 
+def _sin_nhs(text, windows):
+    """A Canadian SIN (3-3-3 digits, Luhn) or an NHS number (3-3-4, mod 11) next to its name."""
+    for m in _scan(r"[0-9]{3}([ -]?)[0-9]{3}\1[0-9]{3,4}", text, windows):
+        digits = m.group().replace(" ", "").replace("-", "")
+        if _glued(text, m.start(), m.end()):
+            continue
+        before, after = _line_window(text, m.start(), m.end(), 60, 20)
+        if len(digits) == 9 and _luhn(digits) and _rx("sin_rx").search(before + " " + after):
+            yield "national-id", m.start(), m.end()
+        elif len(digits) == 10 and _nhs_ok(digits) and _rx("nhs_rx").search(before + " " + after):
+            yield "national-id", m.start(), m.end()
+
+
+def _nhs_ok(digits):
+    check = 11 - sum(int(d) * w for d, w in zip(digits[:9], range(10, 1, -1))) % 11
+    return (0 if check == 11 else check) == int(digits[9])
+
+
 def _passports(text):
     """A passport number (E12345678, EA1234567, 123456789) right after a word that says so."""
     for m in _rx("passport_rx").finditer(text):
@@ -274,7 +296,7 @@ _PHONE = (r"(?:\+|00)[0-9]{1,3}(?:[ .\-]?\(?[0-9]{1,4}\)?){2,6}"  # +44 20 7946 
           r"|[0-9]{3}([ .\-])[0-9]{3}\1[0-9]{4}"  # 415-555-2671, 415 555 2671
           r"|0[0-9]{1,4}[ \-]?[0-9]{3,4}[ \-]?[0-9]{3,4}"  # 020 7946 0958, 07911 123456, 010-12345678
           r"|0[1-9](?:([ .\-])[0-9]{2}){4}")  # 06 72 48 19 53 (France and others in pairs)
-_ABBREVIATIONS = frozenset("mr mrs ms dr prof tel ph no st jr sr ext e.g i.e".split())
+_ABBREVIATIONS = frozenset("mr mrs ms dr prof tel ph no st jr sr ext e.g i.e co rd ave apt dept".split())
 # Two capitalised words (Jane Doe, John Q. Public); a lookahead, so "Call Jane Doe" also tries "Jane Doe".
 _NAME = r"(?<![A-Za-z])(?=([A-Z][a-z]+)(?: [A-Z]\.)? ([A-Z][a-z]+)(?![A-Za-z]))"
 
@@ -394,7 +416,7 @@ def _personal_address(local, domain):
     parts = [p for p in re.split(r"[._-]", local) if p]
     if any(p in t["email_placeholders"] for p in parts):
         return False  # james.fake@, your-service@, test.user@: sample data, not a person
-    if local in roles or (parts and all(p in roles or p.isdigit() for p in parts)):
+    if local in roles or (parts and any(p in roles for p in parts) and all(p in roles or p.isdigit() for p in parts)):
         return False  # oncall@, eng-leads@, ci-bot@
     return not any(p in t["email_strong"] for p in parts)  # grant.liu.dev@ is a person; platform-team@ is not
 
@@ -459,7 +481,7 @@ def find_personal(text):
         found.extend(_ibans(text, wide))
     if "assport" in text or "护照" in text:
         found.extend(_passports(text))
-    for finder in (_cn_ids, _ssns, _cards, _cn_mobiles, _other_phones) if narrow else ():
+    for finder in (_cn_ids, _ssns, _sin_nhs, _cards, _cn_mobiles, _other_phones) if narrow else ():
         found.extend(finder(text, narrow))
     if not found:
         return

@@ -148,7 +148,7 @@ def is_reference(value):
     parts = value.split(".")
     if len(parts) > 1 and all(p.isidentifier() for p in parts) and not any(c.isdigit() for c in value):
         return True  # settings.API_KEY, os.environ
-    return value.isupper() and "_" in value and value.replace("_", "").isalpha()  # SL_API_KEY_ENV
+    return _re(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z").match(value) is not None  # SL_API_KEY_ENV, ASC_KEY_P8_B64
 
 
 def is_prose_base64(value):
@@ -344,6 +344,8 @@ def _decoded_findings(text):
             # Words and numbers are not base64 of text: that nearly always mixes case.
             raw = None if body.islower() or body.isupper() or body.isdigit() else _b64decode(m.group(), 12)
             kind = _decoded_kind(raw, True) if raw is not None and len(raw) >= 8 else None
+            if kind is None and raw is not None and 6 <= len(raw) <= 64 and _password_named_near(text, m.start()):
+                kind = _decoded_password(raw)  # "base64'd the broker password: QnIw..." decodes to one
             if kind:
                 yield 4, "base64-" + kind, m.start(), m.end()
         run = text[a:b]
@@ -357,6 +359,23 @@ def _decoded_findings(text):
             kind = _decoded_kind(raw, False) if raw != run.encode("utf-8", "replace") else None
             if kind:
                 yield 4, "encoded-" + kind, a, b
+
+
+def _password_named_near(text, start):
+    low = text[max(0, start - 100):start].lower()
+    return "password" in low or "passwd" in low or "密码" in low or "口令" in low or " pw" in low
+
+
+def _decoded_password(raw):
+    """"password" when decoded bytes are one typed password: printable ASCII, no spaces, three
+    character classes."""
+    try:
+        value = raw.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
+               + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+    return "password" if value.isprintable() and " " not in value and classes >= 3 else None
 
 
 def _decoded_kind(raw, pairs):
