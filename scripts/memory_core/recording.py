@@ -220,19 +220,20 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         dup, conflicts = _near_matches(fact, [it for it in items if it.get("id") not in supersedes])
         if dup is not None and replaced:
             raise Refusal("the new fact repeats %s (%r), so it cannot replace %s; nothing was written"
-                          % (dup.get("id"), dup["fact"], ", ".join(supersedes)),
+                          % (dup.get("id"), _shown(dup["fact"], extra), ", ".join(supersedes)),
                           fix="supersede with %s's wording changed, or supersede %s itself" % (dup.get("id"), dup.get("id")),
                           duplicate_of=dup.get("id"))
         if dup is not None:
             result["status"], result["duplicate_of"] = "duplicate", dup.get("id")
-            result["skipped"].append("%s: near-duplicate of %s (%r)" % (_rel(root, items_path), dup.get("id"), dup["fact"]))
+            result["skipped"].append("%s: near-duplicate of %s (%r)" % (_rel(root, items_path), dup.get("id"),
+                                                                        _shown(dup["fact"], extra)))
         elif conflicts and not keep_both:
             first = conflicts[0]
             raise Refusal("the fact conflicts with %s (%r): same subject, different value; nothing was written"
-                          % (first.get("id"), first["fact"]),
+                          % (first.get("id"), _shown(first["fact"], extra)),
                           fix="if the new value replaces the old one, record with --supersedes %s; if both "
                               "are true, record with --keep-both" % first.get("id"),
-                          conflict_with=[{"id": c.get("id"), "fact": c["fact"]} for c in conflicts])
+                          conflict_with=[{"id": c.get("id"), "fact": _shown(c["fact"], extra)} for c in conflicts])
         else:
             new_item = _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors)
             if conflicts:
@@ -284,6 +285,13 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     if result["written"]:
         _mark_clean(store, extra, day_path)
     return result
+
+
+def _shown(text, extra):
+    """A stored fact quoted back in a message: the file may have been edited by hand, so it is
+    masked and escaped like everything else that leaves."""
+    from .rendering import masked_line
+    return masked_line(text, extra)
 
 
 def _log(result, store, operation, topic, ids, source, before, after):
