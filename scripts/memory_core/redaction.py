@@ -19,22 +19,12 @@ import re
 from bisect import bisect_right as _bisect
 from collections import namedtuple
 
-from .text_normalise import has_classes, join_spans, normalise  # noqa: F401 (has_classes: re-exported)
+from .text_normalise import _compiled, _re, has_classes, join_spans, normalise  # noqa: F401 (re-exported)
 
 Finding = namedtuple("Finding", "kind start end line")
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-_compiled = {}
 _data = {}
-
-
-def _re(pattern, flags=0):
-    """Compile on first use and keep it: hooks are fresh processes, so unused rules cost nothing."""
-    key = (pattern, flags)
-    rx = _compiled.get(key)
-    if rx is None:
-        rx = _compiled[key] = re.compile(pattern, flags)
-    return rx
 
 
 def _load(name):

@@ -9,6 +9,8 @@ _compiled = {}
 
 
 def _re(pattern, flags=0):
+    """Compile on first use and keep it (the detector's one cache): hooks are fresh processes, so
+    unused rules cost nothing."""
     key = (pattern, flags)
     rx = _compiled.get(key)
     if rx is None:
