@@ -1,0 +1,356 @@
+"""The fact model: each fact is read into a subject, a scope, a polarity and values, so that two
+facts are judged by what they say, not by how alike their wording is.
+
+  subject   concept tokens ("timeout", "ttl", "indent") and the other content words, lightly
+            stemmed; Chinese text adds character pairs
+  scope     environment, platform and component words, and paths ("prod", "ios", "前端", "web/")
+  entities  tools and products by canonical name (Postgres, PG and PostgreSQL are one), grouped in
+            families of mutually exclusive choices (pnpm / yarn / npm)
+  negated   entities the fact says are no longer used ("we dropped Spark", "没上 Kafka")
+  values    quantities in base units by dimension (500 ms = half a second = 0.5 s; 7 天 = 一周),
+            percentages, money, plain counts, and versions per entity
+
+relate(a, b) is "conflict" (same subject and scope, another value or choice, or the opposite
+claim), "duplicate" (same subject, scope and value) or None (compatible). The vocabularies are
+data/fact_vocab.json; users extend aliases, families and concepts in config.yaml (fact_model).
+Deterministic, stdlib only.
+"""
+import re
+import unicodedata
+
+_VOCAB = {}
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+_WORD = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*[a-z0-9+#/]|[a-z0-9]|[$%¥]")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?([a-z%$¥µ/]+|[\u4e00-\u9fff]{1,3}))?")
+_CN_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万亿半]+)(个)?((?:(?![零〇一二两三四五六七八九十百千万亿半])[\u4e00-\u9fff]){0,3})")
+_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.])")
+
+
+def vocab(extra=None):
+    """The prepared vocabulary (once per process), with the user's config.yaml additions."""
+    key = repr(extra) if extra else ""
+    found = _VOCAB.get(key)
+    if found is not None:
+        return found
+    import os
+    from .fastjson import loads
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact_vocab.json")
+    with open(path, encoding="utf-8") as fh:
+        raw = loads(fh.read())
+    for section in ("aliases", "families", "concepts"):
+        for name, words in ((extra or {}).get(section) or {}).items():
+            if isinstance(words, list):
+                raw[section].setdefault(str(name).lower(), []).extend(str(w).lower() for w in words)
+    phrases = {}  # lower-case phrase -> (kind, value)
+    for canon, spellings in raw["aliases"].items():
+        for spelling in [canon] + list(spellings):
+            phrases[spelling.lower()] = ("entity", canon)
+    for families_canon in raw["families"].values():
+        for canon in families_canon:
+            phrases.setdefault(canon, ("entity", canon))
+    for concept, words in raw["concepts"].items():
+        for w in [concept] + list(words):
+            phrases.setdefault(w.lower(), ("concept", concept))
+    for group in raw["scopes"].values():
+        for label, words in group.items():
+            for w in words:
+                phrases.setdefault(w.lower(), ("scope", label))
+    family_of = {}
+    for family, members in raw["families"].items():
+        for member in members:
+            family_of[member] = family
+    v = {
+        "phrases": phrases,
+        "max_words": max(len(p.split()) for p in phrases if p.isascii()),
+        "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
+        "family_of": family_of,
+        "family_context": dict((f, tuple(ws)) for f, ws in raw["family_context"].items()),
+        "case_sensitive": raw["case_sensitive_aliases"],
+        "negations": tuple(sorted(raw["negations"], key=len, reverse=True)),
+        "replacements": tuple(sorted(raw["replacement_markers"], key=len, reverse=True)),
+        "units": dict((u.lower(), (dim, factor)) for dim, table in raw["units"].items() for u, factor in table.items()),
+        "rate_units": raw["rate_units"],
+        "number_words": raw["number_words"],
+        "cn_digits": raw["cn_digits"],
+        "cn_multipliers": raw["cn_multipliers"],
+        "stopwords": frozenset(raw["stopwords"]),
+        "generic": frozenset(raw["generic_words"]),
+        "concepts": frozenset(raw["concepts"]),
+    }
+    _VOCAB[key] = v
+    return v
+
+
+class Fact(object):
+    __slots__ = ("text", "subject", "scope", "entities", "negated", "values", "versions", "polarity")
+
+    def __repr__(self):
+        return "Fact(subject=%s, scope=%s, entities=%s, negated=%s, values=%s, versions=%s, polarity=%s)" % (
+            sorted(self.subject), sorted(self.scope), sorted(self.entities), sorted(self.negated),
+            sorted(self.values), sorted(self.versions.items()), self.polarity)
+
+
+def _stem(word):
+    for suffix in ("ations", "ation", "ings", "ing", "ers", "er", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def _cn_value(digits, v):
+    """一万 10000, 两千五 2500, 十二 12, 半 0.5, 三十 30."""
+    if digits == "半":
+        return 0.5
+    total, section, number = 0, 0, 0
+    for ch in digits:
+        if ch in v["cn_digits"]:
+            number = v["cn_digits"][ch]
+        elif ch in v["cn_multipliers"]:
+            mult = v["cn_multipliers"][ch]
+            if mult >= 10000:
+                total = (total + section + number) * mult
+                section = number = 0
+            else:
+                section += (number or 1) * mult
+                number = 0
+    return total + section + number
+
+
+def _quantity(number, unit, v):
+    """(dimension, value in base units) of a number and the unit word after it."""
+    unit = (unit or "").strip().lower()
+    if unit in v["units"]:
+        dim, factor = v["units"][unit]
+        return dim, round(number * factor, 9)
+    for name, factor in v["rate_units"].items():
+        if unit == name or unit == name.lstrip("/"):
+            return "rate", round(number * factor, 9)
+    return None
+
+
+def parse(text, extra=None):
+    """Fact of text (English, Chinese or both)."""
+    v = vocab(extra)
+    fact = Fact()
+    fact.text = text
+    norm = unicodedata.normalize("NFKC", text)
+    low = norm.lower()
+    entities, negated, scope, subject, values, versions = set(), set(), set(), set(), set(), {}
+    consumed = []  # spans of low that vocabulary matched
+    # Case-sensitive short names first ("Go", "PG", "RN"), then phrases of up to max_words words.
+    for m in re.finditer(r"(?<![A-Za-z0-9])(%s)(?![A-Za-z0-9])" % "|".join(map(re.escape, v["case_sensitive"])), norm):
+        entities.add(v["case_sensitive"][m.group(1)])
+        consumed.append(m.span())
+    words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(low)]
+    i = 0
+    while i < len(words):
+        for n in range(min(v["max_words"], len(words) - i), 0, -1):
+            phrase = " ".join(w for w, _s, _e in words[i:i + n])
+            hit = v["phrases"].get(phrase) or (v["phrases"].get(phrase.rstrip(".")) if n == 1 else None)
+            if hit:
+                kind, value = hit
+                {"entity": entities, "concept": subject, "scope": scope}[kind].add(value)
+                consumed.append((words[i][1], words[i + n - 1][2]))
+                i += n
+                break
+        else:
+            i += 1
+    for run in _CJK.finditer(low):
+        chunk = run.group()
+        for phrase in v["cjk_phrases"]:
+            at = chunk.find(phrase)
+            while at >= 0:
+                kind, value = v["phrases"][phrase]
+                {"entity": entities, "concept": subject, "scope": scope}[kind].add(value)
+                chunk = chunk[:at] + " " * len(phrase) + chunk[at + len(phrase):]
+                at = chunk.find(phrase)
+        for part in chunk.split():
+            part = "".join(ch for ch in part if ch not in v["stopwords"])
+            subject.update(part[k:k + 2] for k in range(max(1, len(part) - 1)) if part[k:k + 2])
+    # Families that need their context word: "main" is a branch only in a sentence about branches.
+    for entity in list(entities):
+        family = v["family_of"].get(entity)
+        if family in v["family_context"] and not any(w in low for w in v["family_context"][family]):
+            entities.discard(entity)
+    for m in re.finditer(r"(?<![\w/])([a-z0-9_.-]+/)(?![\w])", low):  # web/, api/, ops/: a path scope
+        scope.add(m.group(1))
+    # Values: numbers with units, rates, Chinese numerals, number words, versions of entities.
+    for m in _NUMBER.finditer(low):
+        number = float(m.group(1).replace(",", ""))
+        q = _quantity(number, m.group(2), v)
+        tail = low[m.end():m.end() + 20]
+        rate = re.match(r"\s*(?:requests?\s+|次\s*)?(per second|per minute|per hour|/s|/sec|/min|/h)\b", tail)
+        if rate:
+            q = ("rate", round(number * v["rate_units"][rate.group(1)], 9))
+        before = low[max(0, m.start() - 6):m.start()]
+        for name in ("每秒", "每分钟", "每小时"):
+            if name in before:
+                q = ("rate", round(number * v["rate_units"][name], 9))
+        values.add(q or ("n", number))
+    for m in _CN_NUMBER.finditer(low):
+        number = _cn_value(m.group(2), v)
+        if not number:
+            continue  # 万元 after an Arabic number: the unit, read above
+        if m.group(1):
+            values.add(("percent", number))
+            continue
+        unit = m.group(4)
+        q = None
+        for size in (3, 2, 1):
+            if unit[:size] and _quantity(number, unit[:size], v):
+                q = _quantity(number, unit[:size], v)
+                break
+        if q:
+            values.add(q)
+        elif m.group(2) not in ("一", "半"):
+            values.add(("n", number))
+    for phrase, number in v["number_words"].items():  # "half a second", "three projects"
+        for m in re.finditer(r"(?<![a-z])%s\s+(?:an?\s+)?([a-z%%]+)" % re.escape(phrase), low):
+            if phrase in ("a", "an") and re.search(r"(?:half|quarter)\s+$", low[:m.start()]):
+                continue  # "half a second" is half, not one
+            q = _quantity(number, m.group(1), v)
+            if q:
+                values.add(q)
+            elif phrase not in ("a", "an") and number >= 2:
+                values.add(("n", number))
+    for entity in entities:  # "Node 20", "PostgreSQL 16", "Python 3.11", "iOS 16"
+        spellings = [entity] + [s for s, hit in v["phrases"].items() if hit == ("entity", entity)]
+        for spelling in spellings:
+            m = re.search(r"(?<![a-z0-9])%s\s*(?:version\s*|版本\s*|v)?(\d+(?:\.\d+)*)" % re.escape(spelling), low)
+            if m:
+                versions[entity] = m.group(1)
+                values.discard(("n", float(m.group(1)))) if m.group(1).count(".") == 0 else None
+                values = set(x for x in values if not (x[0] == "n" and "%g" % x[1] == m.group(1)))
+                break
+    for m in _VERSION.finditer(low):
+        values = set(x for x in values if not (x[0] == "n" and ("%g" % x[1]) in m.group(1).split(".")[:1]))
+        values.add(("version", m.group(1)))
+    # Polarity: a negation anywhere flips the claim; an entity named right after a negation (or
+    # before "was removed") is negated, and one after "switched to" is asserted.
+    polarity = True
+    for marker in v["negations"]:
+        pattern = (r"(?<![a-z])%s(?![a-z])" % re.escape(marker)) if marker.isascii() else re.escape(marker)
+        for m in re.finditer(pattern, low):
+            polarity = False
+            window = low[m.end():m.end() + 30]
+            back = low[max(0, m.start() - 30):m.start()]
+            for entity in entities:
+                spellings = [entity] + [s for s, hit in v["phrases"].items() if hit == ("entity", entity)]
+                for s in spellings:
+                    at = window.find(s) if s.isascii() is False else _find_word(window, s)
+                    if 0 <= at < 20 or (marker in ("removed", "replaced", "deprecated", "decommissioned", "dropped",
+                                                   "retired", "下线", "弃用", "去掉", "停用", "废弃")
+                                        and _find_word(back, s) >= 0):
+                        negated.add(entity)
+                        break
+    for marker in v["replacements"]:
+        at = low.find(marker)
+        if at >= 0:
+            after = low[at + len(marker):at + len(marker) + 40]
+            places = []
+            for e in entities:
+                hits = [_find_word(after, s) for s in [e] + [s for s, hit in v["phrases"].items() if hit == ("entity", e)]]
+                hits = [h for h in hits if h >= 0]
+                if hits:
+                    places.append((min(hits), e))
+            named = [min(places)[1]] if places else []  # the choice named right after "moved to"
+            if named:
+                family = v["family_of"].get(named[0])
+                negated.update(e for e in entities if e not in named and v["family_of"].get(e) == family and family)
+                negated.difference_update(named)
+    # The subject: concepts plus the content words nothing else claimed.
+    covered = [False] * len(low)
+    for s, e in consumed:
+        for k in range(s, min(e, len(low))):
+            covered[k] = True
+    for w, s, e in words:
+        if any(covered[s:e]) or w in v["stopwords"] or any(c.isdigit() for c in w) or w in v["units"]:
+            continue
+        if w in v["negations"] or len(w) < 2:
+            continue
+        subject.add(_stem(w))
+    fact.subject, fact.scope, fact.entities, fact.negated = frozenset(subject), frozenset(scope), frozenset(entities), frozenset(negated)
+    fact.values, fact.versions, fact.polarity = frozenset(values), versions, polarity
+    return fact
+
+
+def _find_word(text, word):
+    if not word.isascii():
+        return text.find(word)
+    m = re.search(r"(?<![a-z0-9])%s(?![a-z0-9])" % re.escape(word), text)
+    return m.start() if m else -1
+
+
+def _about(fact, v, drop_family=None):
+    """The words a fact is about: subject and scope, and the entities outside drop_family."""
+    tokens = set(t for t in fact.subject if t not in v["generic"]) | set(fact.scope)
+    tokens.update(e for e in fact.entities if v["family_of"].get(e) != drop_family or drop_family is None and False)
+    return tokens
+
+
+OVERLAP, MAX_DIFF, DIFF_SHARE = 0.5, 2, 0.7  # tuned on the tune half of the pair set only
+
+
+def same_subject(a, b, v, drop_family=None):
+    """Whether two facts speak of one thing: they share a word, and differ in few of them (the API
+    port and the metrics port differ in one of three words: two things)."""
+    ta, tb = _about(a, v, drop_family), _about(b, v, drop_family)
+    if drop_family is not None:
+        ta.update(e for e in a.entities if v["family_of"].get(e) != drop_family)
+        tb.update(e for e in b.entities if v["family_of"].get(e) != drop_family)
+    if not ta or not tb:
+        return True  # one is only its values or its choice ("pnpm", "超时 800ms"): the other's subject
+    if ta.isdisjoint(tb):
+        return False
+    ids_a = set(t for t in ta if "_" in t or "-" in t.strip("-"))
+    ids_b = set(t for t in tb if "_" in t or "-" in t.strip("-"))
+    if ids_a and ids_b and ids_a.isdisjoint(ids_b):
+        return False  # new_checkout vs new_search, orders-consumer vs payments-consumer
+    shared = len(ta & tb)
+    return shared / float(min(len(ta), len(tb))) >= OVERLAP and len(ta ^ tb) <= max(MAX_DIFF, DIFF_SHARE * len(ta | tb))
+
+
+def relate(a, b, extra=None):
+    """("conflict" | "duplicate" | None, reason) for two parsed facts."""
+    v = vocab(extra)
+    if a.scope and b.scope and a.scope.isdisjoint(b.scope):
+        return None, "different scope"
+    dims_a, dims_b = {}, {}
+    for dim, value in a.values:
+        dims_a.setdefault(dim, set()).add(value)
+    for dim, value in b.values:
+        dims_b.setdefault(dim, set()).add(value)
+    shared = set(dims_a) & set(dims_b)
+    values_differ = [d for d in shared if dims_a[d].isdisjoint(dims_b[d])]
+    # Mutually exclusive choices: another member of one family, or the same one negated.
+    fam_a, fam_b = {}, {}
+    for fact, fams in ((a, fam_a), (b, fam_b)):
+        for entity in fact.entities:
+            family = v["family_of"].get(entity)
+            if family:
+                fams.setdefault(family, set()).add(entity)
+    for family in set(fam_a) & set(fam_b):
+        pos_a, pos_b = fam_a[family] - a.negated, fam_b[family] - b.negated
+        if pos_a and pos_b and pos_a.isdisjoint(pos_b) and not values_differ \
+                and same_subject(a, b, v, drop_family=family):
+            return "conflict", "%s: %s vs %s" % (family, "/".join(sorted(pos_a)), "/".join(sorted(pos_b)))
+    subject = same_subject(a, b, v)
+    both = a.entities & b.entities
+    for entity in both:
+        if (entity in a.negated) != (entity in b.negated) and (subject or len(a.entities | b.entities) <= 2):
+            return "conflict", "%s asserted in one, negated in the other" % entity
+    if not subject:
+        return None, "different subject"
+    for entity in both:
+        va, vb = a.versions.get(entity), b.versions.get(entity)
+        if va and vb and va != vb:
+            return "conflict", "%s %s vs %s" % (entity, va, vb)
+    if values_differ:
+        d = values_differ[0]
+        return "conflict", "%s: %s vs %s" % (d, sorted(dims_a[d]), sorted(dims_b[d]))
+    if not a.entities and not b.entities and a.polarity != b.polarity:
+        return "conflict", "a claim and its negation"
+    if a.entities == b.entities and a.negated == b.negated and a.polarity == b.polarity or \
+            (a.entities == b.entities and a.negated == b.negated and shared):
+        return "duplicate", "same subject, scope and value"
+    return None, "related, not the same claim"
