@@ -303,8 +303,10 @@ def strong_token_findings(text):
 
 
 def _has_password_word(window):
+    """A password word; "storepassword", "keypassword" count (the word may end an identifier)."""
     return any(w in window for w in words()["password_only_words"] if not w.isascii()) or \
-        _re(r"(?<![a-z])(?:%s)(?![a-z])" % "|".join(w for w in words()["password_only_words"] if w.isascii())).search(window) is not None
+        _re(r"(?:password|passwd|passphrase)(?![a-z])|(?<![a-z])(?:%s)(?![a-z])"
+            % "|".join(w for w in words()["password_only_words"] if w.isascii())).search(window) is not None
 
 
 def _has_login_word(window):

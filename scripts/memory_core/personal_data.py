@@ -313,9 +313,12 @@ def _clause(text, start, end):
     return lo, (m.start() if m else hi)
 
 
-def _phone_context(text, start, end):
-    """"person", "role" or None: the kind of context nearest to the number in its sentence."""
+def _phone_context(text, start, end, before_only=False):
+    """"person", "role" or None: the kind of context nearest to the number in its sentence
+    (before_only: a service line names itself before its number, "客服电话 1xx")."""
     lo, hi = _clause(text, start, end)
+    if before_only:
+        hi = min(hi, end + 3)
     clause, stop = text[lo:hi], _data()["name_stop"]
     hits = [(m.lastgroup, m.start(), m.end()) for m in _rx("ctx_rx").finditer(clause.lower())]
     hits.extend(("person", m.start(), m.end(2)) for m in _re(_NAME).finditer(clause)
@@ -349,7 +352,7 @@ def _cn_mobiles(text, windows):
         digits = m.group().replace(" ", "").replace("-", "")
         if _placeholder_phone(digits, t) or _id_context(text, start):
             continue
-        if _phone_context(text, start, end) != "role":  # personal unless a service line
+        if _phone_context(text, max(0, start - 1), end, before_only=True) != "role":  # personal unless a service line
             yield "phone", start, end
 
 
