@@ -124,12 +124,17 @@ PERSONAL_KINDS = frozenset(("payment-card", "iban", "national-id", "phone", "ema
 def _classify(fact, config, extra, category, force_surface, inferred, result):
     """Refuse what is not a lasting fact (a todo, a how-to, something true only now, a guess) unless
     forced; returns the category to store (the given one, else the classifier's when it names one)."""
-    from .classification import ADVICE, classify, load_extra_markers
-    verdict = classify(fact, load_extra_markers(config, result["notes"]), extra)
+    from .classification import ADVICE, gate, load_extra_markers
+    verdict = gate(fact, load_extra_markers(config, result["notes"]), extra)
     result["classification"] = verdict
     surface = verdict["surface"]
-    if surface == "speculation" and inferred:
+    looks = verdict.get("looks_like", surface)
+    if looks == "speculation" and inferred:
         result["notes"].append("a guess, stored as inferred: it loads marked (inferred) and is never promoted")
+    elif looks in FORCEABLE and not verdict.get("refuse"):
+        # Not sure enough to refuse: recorded, with what it looks like and how to change it.
+        result["notes"].append("recorded, though it reads a little like a %s (signals: %s); if it is one, %s"
+                               % (looks, ", ".join(verdict["signals"][:3]) or "sentence shape", ADVICE[looks]))
     elif surface in FORCEABLE:
         if not force_surface:
             raise Refusal("this reads as a %s, not a lasting fact (signals: %s); nothing was written"

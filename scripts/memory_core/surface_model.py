@@ -1,0 +1,94 @@
+"""A small learned model for the surface gate: multinomial naive Bayes over words, word pairs,
+Chinese character pairs and a few shape tokens. Trained on our own labelled data by
+evals/train_surface_model.py; its weights are data/surface_model.json; inference is deterministic
+pure Python. The rules in classification.py stay the first opinion: record refuses only when both
+say the text is not a durable fact (classification.gate).
+"""
+import math
+import re
+
+_MODEL = []
+RULE_WEIGHT = 0  # the rules as a feature: tried, worse in cross-validation (they are in-sample on half the data)
+_WORD = re.compile(r"[a-z][a-z'+#-]*|[0-9]+(?:\.[0-9]+)*")
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+
+
+def tokens(text):
+    """Features of a text: lower-case words and word pairs, CJK characters and character pairs,
+    and shape tokens (checkbox, numbered steps, command line, question, TODO marker)."""
+    low = text.lower()
+    words = _WORD.findall(low)
+    out = ["w:" + w for w in words]
+    out.extend("b:%s_%s" % pair for pair in zip(words, words[1:]))
+    if words:
+        out.append("first:" + words[0])
+    for run in _CJK.findall(low):
+        out.extend("c:" + ch for ch in run)
+        out.extend("cc:" + run[i:i + 2] for i in range(len(run) - 1))
+        out.append("cfirst:" + run[:2])
+    stripped = text.strip()
+    shapes = [("[ ]" in text or "[x]" in low, "checkbox"), (bool(re.search(r"(?m)^\s*\d+[.)]\s", text)), "numbered"),
+              ("`" in text or "$ " in text, "code"), (stripped.endswith(("?", "？")), "question"),
+              ("todo" in low or "待办" in text or "fixme" in low, "todo-marker"),
+              (bool(re.search(r"\d{1,2}:\d{2}", text)), "clock"), ("\n" in stripped, "multiline"),
+              (len(stripped) < 20, "short"), (bool(re.search(r"(?i)\b(?:error|exception|traceback|warn)\b", text)), "log")]
+    out.extend("s:" + name for hit, name in shapes if hit)
+    if RULE_WEIGHT:
+        from .classification import classify
+        out.extend(["r:" + classify(text)["surface"]] * RULE_WEIGHT)  # the rules' verdict, as evidence
+    return out
+
+
+def load():
+    if not _MODEL:
+        import os
+        from .fastjson import loads
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "surface_model.json")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                _MODEL.append(loads(fh.read()))
+        except (OSError, ValueError):
+            _MODEL.append(None)  # no model shipped: the rules decide alone
+    return _MODEL[0]
+
+
+def predict(text, model=None):
+    """({surface: probability}, best surface) or (None, None) without a model."""
+    model = model or load()
+    if model is None:
+        return None, None
+    feats = tokens(text)
+    scores = {}
+    for label, prior in model["priors"].items():
+        table, unseen = model["likelihoods"][label], model["unseen"][label]
+        scores[label] = prior + sum(table.get(f, unseen) for f in feats if f in model["vocab"])
+    top = max(scores.values())
+    exp = dict((k, math.exp(v - top)) for k, v in scores.items())
+    total = sum(exp.values())
+    probs = dict((k, v / total) for k, v in exp.items())
+    return probs, max(probs, key=lambda k: (probs[k], k))
+
+
+def train(rows, alpha=0.5, min_count=1):
+    """A model from [(text, surface)]: log priors, log likelihoods with Laplace smoothing alpha."""
+    import collections
+    counts = collections.defaultdict(collections.Counter)
+    labels = collections.Counter()
+    df = collections.Counter()
+    for text, label in rows:
+        feats = tokens(text)
+        labels[label] += 1
+        counts[label].update(feats)
+        df.update(set(feats))
+    vocab = sorted(f for f, n in df.items() if n >= min_count)
+    keep = set(vocab)
+    total = float(sum(labels.values()))
+    model = {"priors": {}, "likelihoods": {}, "unseen": {}, "vocab": dict((f, 1) for f in vocab)}
+    for label in sorted(labels):
+        n = sum(c for f, c in counts[label].items() if f in keep)
+        denom = n + alpha * len(vocab)
+        model["priors"][label] = round(math.log(labels[label] / total), 6)
+        model["likelihoods"][label] = dict((f, round(math.log((c + alpha) / denom), 6))
+                                           for f, c in sorted(counts[label].items()) if f in keep)
+        model["unseen"][label] = round(math.log(alpha / denom), 6)
+    return model
