@@ -41,6 +41,7 @@ def training_rows():
 
 
 def serialise(model):
+    model = dict((k, v) for k, v in model.items() if k not in ("index", "dense"))  # rebuilt when loaded
     return (json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 

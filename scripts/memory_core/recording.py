@@ -108,7 +108,8 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
     if not os.path.isdir(store):
         _check_creatable(root, store)
     with st.StoreLock(store):
-        st.preflight(store)
+        day = st.utc_now().strftime("%Y-%m-%d")
+        st.preflight(store, [topic_items_path(store, topic), daily_path(store, day), layer3_path(store)])
         created = st.init_store(store)
         if created:
             result["written"].extend(_rel(root, os.path.join(store, c)) for c in created)

@@ -246,7 +246,7 @@ def scan_tree(store, limit=READ_LIMIT):
     except OSError:
         return []
     if stat.S_ISLNK(info.st_mode):
-        return [(".", "the store folder is a symbolic link")]
+        return [(".", "is a symbolic link")]
     found, pending = [], [store]
     while pending:
         folder = pending.pop()

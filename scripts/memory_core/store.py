@@ -164,10 +164,21 @@ class StoreLock(object):
                 self.fd = None
 
 
-def preflight(store):
-    """Refuse, before anything is written, when a link or special file sits anywhere under the
-    store: a writer must not stop half-way on a linked cache or log. Call under the lock."""
-    unsafe = safefs.scan_tree(store)
+def preflight(store, targets=None):
+    """Refuse, before anything is written, when a link or special file sits in the way: a writer
+    must not stop half-way on a linked cache or log. targets: the layer files this write touches
+    (then only those and state/ are looked at, which keeps record fast on a big store); None: the
+    whole store. Call under the lock."""
+    if targets is not None:
+        for path in targets:
+            info = safefs.check(path, store)
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                raise safefs.UnsafePath(path, "is not a regular file", fix="remove it; only regular files belong there")
+        state = os.path.join(store, STATE_DIR)
+        unsafe = [(os.path.join(STATE_DIR, rel) if rel != "." else STATE_DIR, why)
+                  for rel, why in safefs.scan_tree(state)]
+    else:
+        unsafe = safefs.scan_tree(store)
     if unsafe:
         rel, why = unsafe[0]
         more = " (and %d more)" % (len(unsafe) - 1) if len(unsafe) > 1 else ""

@@ -40,16 +40,34 @@ def tokens(text):
 
 
 def load():
+    """The shipped model, unpacked once per process: {"labels", "priors", "unseen", "index"
+    (feature -> position), "weights" (label -> list)}; None when the file is absent."""
     if not _MODEL:
         import os
         from .fastjson import loads
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "surface_model.json")
         try:
             with open(path, encoding="utf-8") as fh:
-                _MODEL.append(loads(fh.read()))
-        except (OSError, ValueError):
+                _MODEL.append(unpack(loads(fh.read())))
+        except (OSError, ValueError, KeyError):
             _MODEL.append(None)  # no model shipped: the rules decide alone
     return _MODEL[0]
+
+
+def unpack(packed):
+    """Build the lookups: feature -> position, and per label a dense list from the sparse pairs
+    [position, weight, position, weight, ...] the file keeps (seen features only), the rest being
+    the label's unseen weight."""
+    packed["index"] = dict((f, i) for i, f in enumerate(packed["features"]))
+    size = len(packed["features"])
+    packed["dense"] = {}
+    for label, unseen in zip(packed["labels"], packed["unseen"]):
+        dense = [unseen] * size
+        pairs = packed["weights"][label]
+        for k in range(0, len(pairs), 2):
+            dense[pairs[k]] = pairs[k + 1]
+        packed["dense"][label] = dense
+    return packed
 
 
 def predict(text, model=None):
@@ -57,11 +75,12 @@ def predict(text, model=None):
     model = model or load()
     if model is None:
         return None, None
-    feats = tokens(text)
+    index = model["index"]
+    positions = [index[f] for f in tokens(text) if f in index]
     scores = {}
-    for label, prior in model["priors"].items():
-        table, unseen = model["likelihoods"][label], model["unseen"][label]
-        scores[label] = prior + sum(table.get(f, unseen) for f in feats if f in model["vocab"])
+    for label, prior in zip(model["labels"], model["priors"]):
+        weights = model["dense"][label]
+        scores[label] = prior + sum(weights[i] for i in positions)
     top = max(scores.values())
     exp = dict((k, math.exp(v - top)) for k, v in scores.items())
     total = sum(exp.values())
@@ -83,12 +102,16 @@ def train(rows, alpha=0.5, min_count=1):
     vocab = sorted(f for f, n in df.items() if n >= min_count)
     keep = set(vocab)
     total = float(sum(labels.values()))
-    model = {"priors": {}, "likelihoods": {}, "unseen": {}, "vocab": dict((f, 1) for f in vocab)}
-    for label in sorted(labels):
+    packed = {"about": "naive Bayes surface model; trained by evals/tools/train_surface_model.py",
+              "labels": sorted(labels), "priors": [], "unseen": [], "features": vocab, "weights": {}}
+    for label in packed["labels"]:
         n = sum(c for f, c in counts[label].items() if f in keep)
         denom = n + alpha * len(vocab)
-        model["priors"][label] = round(math.log(labels[label] / total), 6)
-        model["likelihoods"][label] = dict((f, round(math.log((c + alpha) / denom), 6))
-                                           for f, c in sorted(counts[label].items()) if f in keep)
-        model["unseen"][label] = round(math.log(alpha / denom), 6)
-    return model
+        packed["priors"].append(round(math.log(labels[label] / total), 4))
+        packed["unseen"].append(round(math.log(alpha / denom), 3))
+        pairs = []
+        for i, f in enumerate(vocab):
+            if counts[label].get(f):
+                pairs.extend((i, round(math.log((counts[label][f] + alpha) / denom), 3)))
+        packed["weights"][label] = pairs
+    return unpack(packed)
