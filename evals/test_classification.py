@@ -10,7 +10,7 @@ import time
 import unittest
 
 import _support
-from memory_core.classification import (PRECEDENCE, SURFACES, _MARKERS, _norm_marker, classify,
+from memory_core.classification import (PRECEDENCE, SURFACES, _MARKERS, _norm_marker, classify, gate,
                                         load_extra_markers)
 from memory_core.paths import topic_error
 from memory_core.redaction import find_secrets
@@ -322,11 +322,12 @@ class ScriptTest(_support.TempProject):
         self.assertTrue(out["ok"])
         self.assertEqual(out["surface"], "speculation")
         self.assertEqual({k: out[k] for k in ("surface", "topic", "confidence", "signals", "reason")},
-                         classify("可能是连接池太小"))
+                         {k: v for k, v in gate("可能是连接池太小").items() if k in ("surface", "topic", "confidence", "signals", "reason")})
+        self.assertIn("refuse", out)
 
     def test_stdin_json_lines_round_trip(self):
         items = load_fixture()[::9]
-        lines = [json.dumps({"text": i["text"]}, ensure_ascii=False) for i in items]
+        lines = [json.dumps({"text": i["text"], "id": "item-%d" % n}, ensure_ascii=False) for n, i in enumerate(items)]
         lines[1:1] = ["not json", json.dumps({"text": "   "}), json.dumps({"txt": "x"}), ""]
         proc = self.run_cls("--stdin", input=("\n".join(lines) + "\n").encode("utf-8"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -335,8 +336,9 @@ class ScriptTest(_support.TempProject):
         errors = answers[1:4]
         self.assertTrue(all("error" in e for e in errors), errors)
         self.assertIn("line 2", errors[0]["error"])
-        for item, answer in zip(items, answers[:1] + answers[4:]):
-            self.assertEqual(answer, classify(item["text"]))
+        for n, (item, answer) in enumerate(zip(items, answers[:1] + answers[4:])):
+            self.assertEqual(answer.pop("id"), "item-%d" % n)  # each input's id is echoed
+            self.assertEqual(answer, gate(item["text"]))
 
     def test_stdin_output_is_independent_of_hash_seed(self):
         data = "\n".join(json.dumps({"text": i["text"]}, ensure_ascii=False) for i in load_fixture()[::5])

@@ -80,6 +80,9 @@ class SurfaceGateTest(unittest.TestCase):
     def test_record_says_what_a_recorded_text_looks_like(self):
         verdict = gate("The todo-service sends reminder emails at 9am.")
         self.assertFalse(verdict["refuse"], verdict)
+        for fact in ("Cache keys include the locale", "Images are served from the CDN",
+                     "Emails are sent through the outbox table"):
+            self.assertFalse(gate(fact)["refuse"], fact)
         self.assertTrue(gate("TODO: migrate the cron jobs before Friday")["refuse"])
 
 

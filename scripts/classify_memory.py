@@ -49,9 +49,11 @@ def _settings(project_dir):
 
 
 def _one(text, markers, patterns):
-    from memory_core.classification import classify
+    """The gate's verdict (the rules and the learned model): the surface, and whether record would
+    refuse it ("refuse") and what it looks like ("looks_like")."""
+    from memory_core.classification import gate
     try:
-        return classify(text, markers, patterns)
+        return gate(text, markers, patterns)
     except ValueError as exc:
         if "secret pattern" in str(exc):
             raise StoreError("config.yaml has a bad secret pattern: %s" % exc,
@@ -64,6 +66,7 @@ def _stream(markers, patterns):
     for number, raw in enumerate(iter(sys.stdin.buffer.readline, b""), 1):
         if not raw.strip():
             continue
+        item = None
         try:
             item = json.loads(raw.decode("utf-8"))
             if not isinstance(item, dict) or not isinstance(item.get("text"), str):
@@ -71,6 +74,8 @@ def _stream(markers, patterns):
             answer = _one(item["text"], markers, patterns)
         except ValueError as exc:  # not UTF-8, bad JSON, no text, empty text: say so and go on
             answer = {"error": "line %d: %s" % (number, exc), "line": number}
+        if isinstance(item, dict) and "id" in item:
+            answer["id"] = item["id"]  # the caller's own id, echoed so answers can be matched
         sys.stdout.write(json.dumps(answer, ensure_ascii=False, sort_keys=True) + "\n")
         sys.stdout.flush()
 

@@ -30,7 +30,7 @@ DURABLE = ("fact", "decision", "convention", "preference")
 # The calibrated gate (gate()): refuse when the rules read a non-durable surface and the model gives
 # the non-durable surfaces together at least GATE_AGREE, or when the model alone is that sure of it
 # (GATE_ALONE). Chosen by 5-fold cross-validation on our tune data (evals/tools/train_surface_model.py).
-GATE_AGREE, GATE_ALONE = 0.7, 0.99
+GATE_AGREE, GATE_ALONE = 0.6, 0.95
 
 FACT_BASE = 0.75
 EXTRA_MARKER_WEIGHT = 2.0
@@ -586,9 +586,8 @@ def gate(text, extra_markers=None, secret_patterns=(), model=None):
         return dict(verdict, refuse=surface not in DURABLE, looks_like=surface)
     other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
     p_other = sum(other.values())
-    if surface not in DURABLE and p_other >= GATE_AGREE:
-        looks = surface if other.get(surface, 0) >= 0.15 else max(other, key=other.get)
-        return dict(verdict, surface=looks, refuse=True, looks_like=looks, model_confidence=round(p_other, 3))
+    if surface not in DURABLE and p_other >= GATE_AGREE:  # the rules name the kind (markers from config.yaml too)
+        return dict(verdict, refuse=True, looks_like=surface, model_confidence=round(p_other, 3))
     if p_other >= GATE_ALONE:
         looks = max(other, key=other.get)
         return dict(verdict, surface=looks, refuse=True, looks_like=looks, model_confidence=round(p_other, 3))

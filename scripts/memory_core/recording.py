@@ -13,8 +13,7 @@ from .similarity import compare, fact_id, near_candidates, normalize, rapidfuzz_
 MAX_FACT_CHARS = 2000
 MAX_SOURCE_CHARS = 300
 DEFAULT_TOPIC = "general"
-CATEGORIES = ("fact", "decision", "convention", "preference", "architecture", "pitfall",
-              "procedure", "todo")
+CATEGORIES = ("fact", "decision", "convention", "preference")  # the durable surfaces (classify_memory.py)
 
 
 class Refusal(StoreError):
@@ -144,7 +143,7 @@ def _classify(fact, config, extra, category, force_surface, inferred, result):
                           classification=verdict)
         result["notes"].append("recorded although it reads as a %s (--force-surface)" % surface)
     if category is None:
-        category = surface if surface in CATEGORIES else ("todo" if surface == "todo" else "fact")
+        category = surface if surface in CATEGORIES else "fact"
     return category
 
 
