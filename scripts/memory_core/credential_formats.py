@@ -85,6 +85,9 @@ def _pair_password_ok(pw, user):
         return False
     if not any(c.isalpha() for c in pw) or len(pw) < 6 or _re(r"\d+\.\d").match(pw):
         return False  # nginx:1.25-alpine is an image tag
+    ext = pw.rpartition(".")[2].lower()
+    if "." in pw and (ext in words()["file_extensions"] or ext in ("ps1", "sh", "py", "js", "ts", "md", "bat", "cmd")):
+        return False  # deploy/install-kiosk.ps1 is a path
     return any(c.isdigit() for c in pw) or any(not c.isalnum() for c in pw)
 
 
@@ -124,7 +127,7 @@ def _commands():
 
 def command_findings(text):
     if " -" not in text and "password" not in text and "net user" not in text and "add_user" not in text \
-            and " login " not in text:
+            and " login " not in text and " /p " not in text:
         return  # every command below takes a flag, a "password" word or one of these
     table, firsts = _commands()
     for first in firsts:

@@ -80,7 +80,7 @@ def _classify_name(name):
                 continue
         elif word in vocab["password_words"] or word.endswith(("password", "passwd")):
             strength = "password"
-        elif word in vocab["secret_words"]:
+        elif word in vocab["secret_words"] or (len(word) > 7 and word.endswith("secret")):  # corpsecret, appsecret
             strength = "secret"
         elif word in vocab["weak_words"]:
             strength = "weak"
@@ -446,6 +446,9 @@ def _space_value_en(text, pos, value):
     if len(value) >= 20 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value) \
             and entropy(value) >= 3.5 and not _re(r"(?i)sha|md5|commit|digest|hash").search(text[max(0, pos - 30):pos]):
         return True  # "client_id 7dcf... secret 15b7...": a generated value right after the word
+    if _re(r"(?i)pass(?:word|wd|phrase|code)?\Z").search(text, max(0, pos - 12), pos) and len(value) >= 6 \
+            and any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+        return True  # "TeamViewer ID 1 482 903 117, password 8kx3m2pq": letters and digits after the word
     return _has_user_word(text[max(0, pos - 60):pos])
 
 

@@ -77,10 +77,11 @@ def _data():
             "ctx_rx": "(?P<role>%s)|(?P<person>%s)"
                       % (_words(phone["role_words"]), _words(phone["person_words"])),
             "name_stop": frozenset(phone["name_stopwords"]),
-            "title_rx": r"(?<![A-Za-z])(?:%s)\.? [A-Z][a-z]+" % "|".join(phone["name_titles"]),
+            "title_rx": r"(?<![A-Za-z])(?:%s)\.? (?:[A-Z]\. )?[A-Z][a-z]+" % "|".join(phone["name_titles"]),
             "cn_name_rx": "(?:%s|[%s])[\u4e00-\u9fff]{1,2}(?=的?(?:手机|电话|号码|联系|微信|座机))"
                           % ("|".join(phone["cn_compound_surnames"]), phone["cn_surnames"]),
             "toll_free": tuple(phone["toll_free_prefixes"]),
+            "mobile_prefixes": tuple(phone["international_mobile_prefixes"]),
             "placeholder_phones": frozenset(phone["placeholder_numbers"]),
             "email_roles": frozenset(email["role_words"]),
             "email_domains": tuple(email["reserved_domains"]),
@@ -375,6 +376,10 @@ def _other_phones(text, windows):
             nat = ("0" if digits[:2] == "44" else "") + digits[2:]
         if nat.startswith(t["toll_free"]) and len(nat) in (10, 11):
             continue  # 400-/800-, 1-800, 0800: service lines
+        if intl and digits.startswith(t["mobile_prefixes"]) and not _id_context(text, start) \
+                and _phone_context(text, start, end) != "role":
+            yield "phone", start, end  # +49 160 ..., +44 7...: a mobile is someone's
+            continue
         if len(nat) == 10 and nat[0] != "0" and (not intl or digits[0] == "1"):
             if nat[0] == "1" or nat[3:8] == "55501":
                 continue  # no NANP area code starts with 1 (123-456-7890); 555-01xx is fictional
