@@ -99,3 +99,27 @@ class TunePairsFigureTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PairModelTest(unittest.TestCase):
+    """The learned pair model's pieces (not shipped yet: no data/pair_model.json, so judge() falls
+    back to relate())."""
+
+    def test_features_have_their_names(self):
+        from memory_core.facts import FEATURE_NAMES, pair_features
+        features = pair_features(parse("The request timeout is 500 ms."), parse("Requests now time out after 800 ms."))
+        self.assertEqual(len(features), len(FEATURE_NAMES))
+        self.assertEqual(features[FEATURE_NAMES.index("values_differ")], 1)
+
+    def test_training_is_deterministic_and_learns(self):
+        from memory_core.facts import pair_probabilities, train_pairs
+        rows = [([1.0, 1.0, 0.0], "conflict"), ([1.0, 0.0, 1.0], "paraphrase"), ([1.0, 0.0, 0.0], "compatible")] * 5
+        first, second = train_pairs(rows, epochs=200), train_pairs(rows, epochs=200)
+        self.assertEqual(first, second)
+        probs = pair_probabilities([1.0, 1.0, 0.0], {"weights": first})
+        self.assertEqual(max(probs, key=probs.get), "conflict")
+
+    def test_judge_falls_back_to_the_rules(self):
+        from memory_core.facts import judge
+        verdict, probs = judge(parse("We use pnpm as the package manager."), parse("The repo uses yarn for installs."))
+        self.assertEqual((verdict, probs), ("conflict", None))
