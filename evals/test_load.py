@@ -232,3 +232,19 @@ class BudgetTest(_support.TempProject):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class QuickArgsTest(unittest.TestCase):
+    """load_memory.py parses its usual options by hand (argparse costs a load ~12 ms) and leaves
+    --help, errors and anything unusual to argparse."""
+
+    def test_usual_options_and_fallbacks(self):
+        from memory_core.cli import quick_args
+        spec = {"--project-dir": str, "--max-chars": int, "--json": bool}
+        args = quick_args(["--project-dir", "/p", "--max-chars=4000", "--json"], spec)
+        self.assertEqual((args.project_dir, args.max_chars, args.json), ("/p", 4000, True))
+        self.assertIsNone(quick_args(["--help"], spec))
+        self.assertIsNone(quick_args(["--max-chars", "x"], spec))
+        self.assertIsNone(quick_args(["--max-chars"], spec))
+        self.assertIsNone(quick_args(["--json=yes"], spec))
+        self.assertEqual(quick_args([], spec).max_chars, None)

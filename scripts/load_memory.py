@@ -7,7 +7,6 @@ Examples:
   python scripts/load_memory.py --max-chars 4000 --topics workflow,deploy
   python scripts/load_memory.py --json
 """
-import argparse
 import os
 import sys
 
@@ -17,7 +16,12 @@ from memory_core import cli  # noqa: E402
 from memory_core.paths import resolve_store  # noqa: E402
 
 
+QUICK = {"--project-dir": str, "--max-chars": int, "--max-items": int, "--daily-days": int, "--topics": str,
+         "--format": str, "--json": bool}
+
+
 def build_parser():
+    import argparse
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Defaults come from MEMORY_MAX_CHARS (9000), MEMORY_MAX_ITEMS (60), MEMORY_DAILY_DAYS (3: the "
@@ -38,7 +42,10 @@ def build_parser():
 
 
 def main():
-    args = build_parser().parse_args()
+    args = cli.quick_args(sys.argv[1:], QUICK)
+    if args is None or args.format not in (None, "text", "json"):
+        args = build_parser().parse_args()
+    args.format = args.format or "text"
     from memory_core.config import extra_secret_patterns, load_settings, read_config
     from memory_core.loading import load_context
     cli.check_utf8_arg(args.topics, "--topics")
