@@ -535,3 +535,16 @@ class DetectorFingerprintTest(unittest.TestCase):
         self.assertGreaterEqual(len(seen), 8)  # the walk found the modules and the data files
         for name in index.DETECTOR_FILES:
             self.assertTrue((core / name).is_file(), name)
+
+
+class HostileTextTest(unittest.TestCase):
+    """A committed file can hold any text: the scan must stay near linear on it (a run of Chinese
+    credential words once took minutes, which would leave SessionStart killed by its host)."""
+
+    def test_no_quadratic_scan(self):
+        from memory_core.redaction import find_secrets
+        for text in ("密码是" * 30000, "令牌" * 45000, "a/b " * 25000, "| password |\n|---|\n" + "| Abc!1234x |\n" * 3000,
+                     "login root Qx4!vLp9#rT2 " * 3000, "key：" * 25000):
+            started = time.monotonic()
+            find_secrets(text)
+            self.assertLess(time.monotonic() - started, 30, text[:20])  # a hang guard, not a speed target

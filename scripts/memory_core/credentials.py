@@ -256,7 +256,8 @@ def _assignment_findings(text):
         end = m.start("close")
         op, after = m.group("op"), text[end:end + 1]
         start = m.start()
-        while start > 0 and _is_ident_char(text[start - 1]):
+        floor = max(0, start - 64)  # a name is short; an endless run must not make this quadratic
+        while start > floor and _is_ident_char(text[start - 1]):
             start -= 1
         if text[start - 1:start] == ":" and _re(r"[!-~]").match(text, start - 2) is not None and op != "=":
             continue  # arn:aws:secretsmanager:...:secret:prod/db: part of an identifier
