@@ -445,7 +445,7 @@ def _space_value_en(text, pos, value):
             and (_classes(value) >= 3 or "-" in value or "_" in value):
         return True  # "WPA2 passphrase m0ntauk-harbor-17": generated or a word-and-digit passphrase
     if len(value) >= 20 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value) \
-            and entropy(value) >= 3.5 and not _re(r"(?i)sha|md5|commit|digest|hash").search(text[max(0, pos - 30):pos]):
+            and entropy(value) >= 3.3 and not _re(r"(?i)sha|md5|commit|digest|hash").search(text[max(0, pos - 30):pos]):
         return True  # "client_id 7dcf... secret 15b7...": a generated value right after the word
     if _re(r"(?i)pass(?:word|wd|phrase|code)?\Z").search(text, max(0, pos - 12), pos) and len(value) >= 6 \
             and any(c.isdigit() for c in value) and any(c.isalpha() for c in value):

@@ -296,7 +296,8 @@ _PHONE = (r"(?:\+|00)[0-9]{1,3}(?:[ .\-]?\(?[0-9]{1,4}\)?){2,6}"  # +44 20 7946 
           r"|1[ .\-][0-9]{3}[ .\-][0-9]{3}[ .\-][0-9]{4}"  # 1-800-555-0199
           r"|[0-9]{3}([ .\-])[0-9]{3}\1[0-9]{4}"  # 415-555-2671, 415 555 2671
           r"|0[0-9]{1,4}[ \-]?[0-9]{3,4}[ \-]?[0-9]{3,4}"  # 020 7946 0958, 07911 123456, 010-12345678
-          r"|0[1-9](?:([ .\-])[0-9]{2}){4}")  # 06 72 48 19 53 (France and others in pairs)
+          r"|0[1-9](?:([ .\-])[0-9]{2}){4}"  # 06 72 48 19 53 (France and others in pairs)
+          r"|0[1-9][0-9]{1,2}[ -][0-9]{2,3}(?: [0-9]{2}){2,3}")  # 070-482 19 63 (Sweden and others)
 _ABBREVIATIONS = frozenset("mr mrs ms dr prof tel ph no st jr sr ext e.g i.e co rd ave apt dept".split())
 # Two capitalised words (Jane Doe, John Q. Public); a lookahead, so "Call Jane Doe" also tries "Jane Doe".
 _NAME = r"(?<![A-Za-z])(?=([A-Z][a-z]+)(?: [A-Z]\.)? ([A-Z][a-z]+)(?![A-Za-z]))"
