@@ -310,25 +310,34 @@ def same_subject(a, b, v, drop_family=None):
     return shared / float(min(len(ta), len(tb))) >= OVERLAP and len(ta ^ tb) <= max(MAX_DIFF, DIFF_SHARE * len(ta | tb))
 
 
+def _dims(fact):
+    """{dimension: set of values} of a fact."""
+    dims = {}
+    for dim, value in fact.values:
+        dims.setdefault(dim, set()).add(value)
+    return dims
+
+
+def _families(fact, v):
+    """{family: set of its members the fact names}."""
+    fams = {}
+    for entity in fact.entities:
+        family = v["family_of"].get(entity)
+        if family:
+            fams.setdefault(family, set()).add(entity)
+    return fams
+
+
 def relate(a, b, extra=None):
     """("conflict" | "duplicate" | None, reason) for two parsed facts."""
     v = vocab(extra)
     if a.scope and b.scope and a.scope.isdisjoint(b.scope):
         return None, "different scope"
-    dims_a, dims_b = {}, {}
-    for dim, value in a.values:
-        dims_a.setdefault(dim, set()).add(value)
-    for dim, value in b.values:
-        dims_b.setdefault(dim, set()).add(value)
+    dims_a, dims_b = _dims(a), _dims(b)
     shared = set(dims_a) & set(dims_b)
     values_differ = [d for d in shared if dims_a[d].isdisjoint(dims_b[d])]
     # Mutually exclusive choices: another member of one family, or the same one negated.
-    fam_a, fam_b = {}, {}
-    for fact, fams in ((a, fam_a), (b, fam_b)):
-        for entity in fact.entities:
-            family = v["family_of"].get(entity)
-            if family:
-                fams.setdefault(family, set()).add(entity)
+    fam_a, fam_b = _families(a, v), _families(b, v)
     for family in set(fam_a) & set(fam_b):
         pos_a, pos_b = fam_a[family] - a.negated, fam_b[family] - b.negated
         if pos_a and pos_b and pos_a.isdisjoint(pos_b) and not values_differ \
@@ -374,12 +383,7 @@ def pair_features(a, b, extra=None):
     shared = len(ta & tb)
     union = len(ta | tb) or 1
     small = min(len(ta), len(tb)) or 1
-    fam_a, fam_b = {}, {}
-    for fact, fams in ((a, fam_a), (b, fam_b)):
-        for entity in fact.entities:
-            family = v["family_of"].get(entity)
-            if family:
-                fams.setdefault(family, set()).add(entity)
+    fam_a, fam_b = _families(a, v), _families(b, v)
     family_clash = family_same = 0
     for family in set(fam_a) & set(fam_b):
         pa, pb = fam_a[family] - a.negated, fam_b[family] - b.negated
@@ -391,11 +395,7 @@ def pair_features(a, b, extra=None):
     negation_flip = int(any((e in a.negated) != (e in b.negated) for e in both))
     versions_differ = int(any(a.versions.get(e) and b.versions.get(e) and a.versions[e] != b.versions[e] for e in both))
     versions_same = int(any(a.versions.get(e) and a.versions.get(e) == b.versions.get(e) for e in both))
-    dims_a, dims_b = {}, {}
-    for dim, value in a.values:
-        dims_a.setdefault(dim, set()).add(value)
-    for dim, value in b.values:
-        dims_b.setdefault(dim, set()).add(value)
+    dims_a, dims_b = _dims(a), _dims(b)
     shared_dims = set(dims_a) & set(dims_b)
     values_differ = int(any(dims_a[d].isdisjoint(dims_b[d]) for d in shared_dims))
     values_same = int(bool(shared_dims) and not values_differ)
