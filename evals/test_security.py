@@ -1,11 +1,9 @@
 """The store never reaches outside the project, hooks never create a store, inputs are bounded, and
 everything that leaves is masked, fenced and neutralised (issue: safety). Each test is an attack
 that worked before the fix: a link committed into the store, a hostile hook payload, a FIFO."""
-import base64
 import json
 import os
 import subprocess
-import tempfile
 import time
 import unittest
 from pathlib import Path

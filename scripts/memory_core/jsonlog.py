@@ -6,8 +6,6 @@ reader, and ended before the next append so that record is not glued onto it. Ne
 (safefs): a log linked to ~/.bashrc must not receive a line. Logs with a size bound drop their older half, under the store lock, when they outgrow it.
 Light on imports: the PostToolUse hook appends here after every tool call.
 """
-import os
-
 from . import fastjson, safefs
 
 READ_LIMIT = 16 * 1024 * 1024
