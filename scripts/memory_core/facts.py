@@ -19,6 +19,9 @@ import re
 import unicodedata
 
 _VOCAB = {}
+# Negations that follow what they negate ("Spark was dropped", "Kafka 下线了").
+_AFTER_NEGATIONS = frozenset(("removed", "replaced", "deprecated", "decommissioned", "dropped", "retired",
+                              "下线", "弃用", "去掉", "停用", "废弃"))
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*[a-z0-9+#/]|[a-z0-9]|[$%¥]")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?([a-z%$¥µ/]+|[\u4e00-\u9fff]{1,3}))?")
@@ -55,18 +58,28 @@ def vocab(extra=None):
         for label, words in group.items():
             for w in words:
                 phrases.setdefault(w.lower(), ("scope", label))
+    spellings = {}
+    for phrase, (kind, value) in phrases.items():
+        if kind == "entity":
+            spellings.setdefault(value, []).append(phrase)
     family_of = {}
     for family, members in raw["families"].items():
         for member in members:
             family_of[member] = family
     v = {
         "phrases": phrases,
+        "spellings": dict((e, sorted(set([e] + ps), key=len, reverse=True)) for e, ps in spellings.items()),
         "max_words": max(len(p.split()) for p in phrases if p.isascii()),
         "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
         "family_of": family_of,
         "family_context": dict((f, tuple(ws)) for f, ws in raw["family_context"].items()),
         "case_sensitive": raw["case_sensitive_aliases"],
         "negations": tuple(sorted(raw["negations"], key=len, reverse=True)),
+        # one alternation each, longest first: a loop of small regexes cost every parse ~100 us
+        "negation_rx": re.compile("|".join((r"(?<![a-z])%s(?![a-z])" % re.escape(m)) if m.isascii() else re.escape(m)
+                                           for m in sorted(raw["negations"], key=len, reverse=True))),
+        "number_word_rx": re.compile(r"(?<![a-z])(%s)\s+(?:an?\s+)?([a-z%%]+)" % "|".join(
+            re.escape(w) for w in sorted(raw["number_words"], key=len, reverse=True))),
         "replacements": tuple(sorted(raw["replacement_markers"], key=len, reverse=True)),
         "units": dict((u.lower(), (dim, factor)) for dim, table in raw["units"].items() for u, factor in table.items()),
         "rate_units": raw["rate_units"],
@@ -204,22 +217,21 @@ def parse(text, extra=None):
             values.add(q)
         elif m.group(2) not in ("一", "半"):
             values.add(("n", number))
-    for phrase, number in v["number_words"].items():  # "half a second", "three projects"
-        for m in re.finditer(r"(?<![a-z])%s\s+(?:an?\s+)?([a-z%%]+)" % re.escape(phrase), low):
-            if phrase in ("a", "an") and re.search(r"(?:half|quarter)\s+$", low[:m.start()]):
-                continue  # "half a second" is half, not one
-            q = _quantity(number, m.group(1), v)
-            if q:
-                values.add(q)
-            elif phrase not in ("a", "an") and number >= 2:
-                values.add(("n", number))
+    for m in v["number_word_rx"].finditer(low):  # "half a second", "three projects"
+        phrase, number = m.group(1), v["number_words"][m.group(1)]
+        if phrase in ("a", "an") and re.search(r"(?:half|quarter)\s+$", low[:m.start()]):
+            continue  # "half a second" is half, not one
+        q = _quantity(number, m.group(2), v)
+        if q:
+            values.add(q)
+        elif phrase not in ("a", "an") and number >= 2:
+            values.add(("n", number))
     for entity in entities:  # "Node 20", "PostgreSQL 16", "Python 3.11", "iOS 16"
-        spellings = [entity] + [s for s, hit in v["phrases"].items() if hit == ("entity", entity)]
+        spellings = v["spellings"].get(entity, [entity])
         for spelling in spellings:
             m = re.search(r"(?<![a-z0-9])%s\s*(?:version\s*|版本\s*|v)?(\d+(?:\.\d+)*)" % re.escape(spelling), low)
             if m:
                 versions[entity] = m.group(1)
-                values.discard(("n", float(m.group(1)))) if m.group(1).count(".") == 0 else None
                 values = set(x for x in values if not (x[0] == "n" and "%g" % x[1] == m.group(1)))
                 break
     for m in _VERSION.finditer(low):
@@ -228,28 +240,24 @@ def parse(text, extra=None):
     # Polarity: a negation anywhere flips the claim; an entity named right after a negation (or
     # before "was removed") is negated, and one after "switched to" is asserted.
     polarity = True
-    for marker in v["negations"]:
-        pattern = (r"(?<![a-z])%s(?![a-z])" % re.escape(marker)) if marker.isascii() else re.escape(marker)
-        for m in re.finditer(pattern, low):
-            polarity = False
-            window = low[m.end():m.end() + 30]
-            back = low[max(0, m.start() - 30):m.start()]
-            for entity in entities:
-                spellings = [entity] + [s for s, hit in v["phrases"].items() if hit == ("entity", entity)]
-                for s in spellings:
-                    at = window.find(s) if s.isascii() is False else _find_word(window, s)
-                    if 0 <= at < 20 or (marker in ("removed", "replaced", "deprecated", "decommissioned", "dropped",
-                                                   "retired", "下线", "弃用", "去掉", "停用", "废弃")
-                                        and _find_word(back, s) >= 0):
-                        negated.add(entity)
-                        break
+    for m in v["negation_rx"].finditer(low):
+        marker = m.group()
+        polarity = False
+        window = low[m.end():m.end() + 30]
+        back = low[max(0, m.start() - 30):m.start()]
+        for entity in entities:
+            for s in v["spellings"].get(entity, [entity]):
+                at = _find_word(window, s)
+                if 0 <= at < 20 or (marker in _AFTER_NEGATIONS and _find_word(back, s) >= 0):
+                    negated.add(entity)
+                    break
     for marker in v["replacements"]:
         at = low.find(marker)
         if at >= 0:
             after = low[at + len(marker):at + len(marker) + 40]
             places = []
             for e in entities:
-                hits = [_find_word(after, s) for s in [e] + [s for s, hit in v["phrases"].items() if hit == ("entity", e)]]
+                hits = [_find_word(after, s) for s in v["spellings"].get(e, [e])]
                 hits = [h for h in hits if h >= 0]
                 if hits:
                     places.append((min(hits), e))
