@@ -223,8 +223,6 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         result["skipped"].append("%s: exact duplicate of %s" % (_rel(root, items_path), item_id))
     else:
         dup, conflicts = _near_matches(fact, [it for it in items if it.get("id") not in supersedes])
-        if dup is None and not conflicts:  # by meaning: another choice, version, quantity, or the claim negated
-            conflicts = _meaning_conflicts(fact, [it for it in items if it.get("id") not in supersedes], result)
         if dup is not None and replaced:
             raise Refusal("the new fact repeats %s (%r), so it cannot replace %s; nothing was written"
                           % (dup.get("id"), _shown(dup["fact"], extra), ", ".join(supersedes)),
@@ -236,8 +234,8 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
                                                                         _shown(dup["fact"], extra)))
         elif conflicts and not keep_both:
             first = conflicts[0]
-            raise Refusal("the fact conflicts with %s (%r): same subject, %s; nothing was written"
-                          % (first.get("id"), _shown(first["fact"], extra), first.get("_why") or "different value"),
+            raise Refusal("the fact conflicts with %s (%r): same subject, different value; nothing was written"
+                          % (first.get("id"), _shown(first["fact"], extra)),
                           fix="if the new value replaces the old one, record with --supersedes %s; if both "
                               "are true, record with --keep-both" % first.get("id"),
                           conflict_with=[{"id": c.get("id"), "fact": _shown(c["fact"], extra)} for c in conflicts])
@@ -346,8 +344,8 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
         negated = dict((position[row], bare) for row, bare in rows.negated.items() if row in position)
     else:
         norms, negated = rows.norms, rows.negated
-    if near_candidates(norm, norms, negated) or _could_conflict(new_item["fact"], norms):
-        return False  # the full path looks closer
+    if near_candidates(norm, norms, negated):
+        return False
     block = json.dumps(new_item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", "\n    ")
     with open(items_path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
@@ -396,58 +394,6 @@ def _check_supersedes(supersedes, by_id, new_id, topic):
                           fix="supersede the current head of that chain instead")
         replaced.append(old)
     return replaced
-
-
-MEANING_CANDIDATES = 200  # facts parsed at most per record: the ones that share a word that matters
-
-
-def _terms_rx(fact):
-    """(parsed fact, regex of the words a conflicting fact must share) or (fact, None)."""
-    import re
-    from .facts import parse, search_terms
-    parsed = parse(fact)
-    terms = search_terms(parsed)
-    if not terms:
-        return parsed, None
-    return parsed, re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)))
-
-
-def _could_conflict(fact, norms):
-    """Whether a normalised text of the topic may conflict with fact by meaning (fast path): it
-    shares a word that matters and its parse conflicts. Only then does record take the full path."""
-    from .facts import parse, precise_conflict
-    parsed, rx = _terms_rx(fact)
-    if rx is None:
-        return False
-    checked = 0
-    for norm in norms:
-        if rx.search(norm):
-            checked += 1
-            if checked > MEANING_CANDIDATES or precise_conflict(parsed, parse(norm)):
-                return True
-    return False
-
-
-def _meaning_conflicts(fact, items, result):
-    """Active items that conflict with fact by meaning (facts.precise_conflict): among those that
-    share a word that matters, at most MEANING_CANDIDATES of them."""
-    from .facts import parse, precise_conflict
-    parsed, rx = _terms_rx(fact)
-    if rx is None:
-        return []
-    found, checked = [], 0
-    for item in items:
-        if item.get("status", "active") != "active" or not rx.search(item["fact"].lower()):
-            continue
-        checked += 1
-        if checked > MEANING_CANDIDATES:
-            result["notes"].append("compared by meaning with the first %d related facts only" % MEANING_CANDIDATES)
-            break
-        why = precise_conflict(parsed, parse(item["fact"]))
-        if why:
-            item = dict(item, _why=why)
-            found.append(item)
-    return found
 
 
 def _near_matches(fact, items):
