@@ -123,3 +123,16 @@ class PairModelTest(unittest.TestCase):
         from memory_core.facts import judge
         verdict, probs = judge(parse("We use pnpm as the package manager."), parse("The repo uses yarn for installs."))
         self.assertEqual((verdict, probs), ("conflict", None))
+
+
+class PreciseConflictTest(unittest.TestCase):
+    """facts.precise_conflict: the kinds of conflict the model is surest of (not wired into record:
+    see references/fact-model.md for why)."""
+
+    def test_kinds(self):
+        from memory_core.facts import precise_conflict
+        self.assertIn("package_manager", precise_conflict(parse("The repo uses yarn for installs."),
+                                                          parse("We use pnpm as the package manager.")))
+        self.assertIn("time", precise_conflict(parse("Requests time out after 800 ms."),
+                                               parse("The request timeout is 500 ms.")))
+        self.assertIsNone(precise_conflict(parse("Staging uses Postgres 15."), parse("Prod uses Postgres 16.")))
