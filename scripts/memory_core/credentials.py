@@ -17,7 +17,7 @@ from .redaction import (_re, credential_like, entropy, is_placeholder, is_prose_
                         is_versionish, is_word_like, looks_like_uuid, looks_random, split_on, words)
 
 # Lower-case stems that may start a secret name; the whole identifier is classified afterwards.
-_NAME_STEMS = r"pass|pw|secret|token|key|auth|cred|login|session|access|密码|口令|令牌|密钥|秘钥|密匙|私钥|授权码"
+_NAME_STEMS = r"pass|pw|pin|secret|token|key|auth|cred|login|session|access|密码|口令|令牌|密钥|秘钥|密匙|私钥|授权码"
 _ALL_STEMS = tuple(_NAME_STEMS.split("|"))
 _ASCII_STEMS = tuple(stem for stem in _ALL_STEMS if stem.isascii())
 _ASSIGN_OPS = r":::=|::=|:=|\?=|\.=|\+=|=>|<-|=|:|：|＝|,"
@@ -80,7 +80,8 @@ def _classify_name(name):
                 continue
         elif word in vocab["password_words"] or word.endswith(("password", "passwd")):
             strength = "password"
-        elif word in vocab["secret_words"] or (len(word) > 7 and word.endswith("secret")):  # corpsecret, appsecret
+        elif word in vocab["secret_words"] or (len(word) > 7 and word.endswith("secret")) or \
+                (word == "certificate" and prev in vocab["key_compounds"]):  # corpsecret; Agora's App Certificate
             strength = "secret"
         elif word in vocab["weak_words"]:
             strength = "weak"
@@ -472,7 +473,7 @@ def _qualifier_ok(qualifier, strict, zh):
         return False
     if qualifier.count("(") != qualifier.count(")"):
         return False  # usernamePassword(credentialsId: ...): a call, not a qualifier
-    if qualifier[0] in "(（" and qualifier[-1] in ")）" and len(qualifier) <= 60:
+    if qualifier[0] in "(（" and qualifier[-1] in ")）" and len(qualifier) <= (40 if zh else 60):
         return True  # "db password (copy carefully, has a weird space): ..."
     if "," in qualifier:  # "，" folded by NFKC: "密码改过了，现在是 X" reads on; English does not
         return zh and not strict

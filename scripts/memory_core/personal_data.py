@@ -61,6 +61,7 @@ def _data():
             "email_role_rx": "(?i:%s)" % _words(email["role_context_words"]),
             "email_strong": frozenset(email["strong_role_parts"]),
             "email_placeholders": frozenset(email["placeholder_parts"]),
+            "consumer_domains": frozenset(email["consumer_domains"]),
             "ssn_invalid": frozenset(nid["ssn_invalid_examples"]),
             "cn_examples": frozenset(nid["cn_id_examples"]),
             # the word, then at most a few separator characters or a JSON key's quotes
@@ -338,6 +339,17 @@ def _phone_context(text, start, end, before_only=False):
     return best and best[1]
 
 
+def _person_before(text, start):
+    """A person's name (two capitalised words, or a title and a name) in the 160 characters
+    before start, with no service word there."""
+    window = text[max(0, start - 160):start]
+    stop = _data()["name_stop"]
+    if any(m.lastgroup == "role" for m in _rx("ctx_rx").finditer(window.lower())):
+        return False
+    return any(m.group(1).lower() not in stop and m.group(2).lower() not in stop for m in _re(_NAME).finditer(window)) \
+        or _rx("title_rx").search(window) is not None
+
+
 def _placeholder_phone(digits, t):
     ph = t["placeholder_phones"]
     return digits in ph or digits[-10:] in ph or len(set(digits[-8:])) == 1  # 13900000000, 555-555-5555
@@ -384,7 +396,10 @@ def _other_phones(text, windows):
         if len(nat) == 10 and nat[0] != "0" and (not intl or digits[0] == "1"):
             if nat[0] == "1" or nat[3:8] == "55501":
                 continue  # no NANP area code starts with 1 (123-456-7890); 555-01xx is fictional
-        if not _id_context(text, start) and _phone_context(text, start, end) == "person":
+        context = _phone_context(text, start, end)
+        if context is None and _person_before(text, start):
+            context = "person"  # "Call back Jordan Pike about ... by Friday. 617-294-8830": the sentence before
+        if not _id_context(text, start) and context == "person":
             yield "phone", start, end
 
 
@@ -425,6 +440,8 @@ def _personal_address(local, domain):
     parts = [p for p in re.split(r"[._-]", local) if p]
     if any(p in t["email_placeholders"] for p in parts):
         return False  # james.fake@, your-service@, test.user@: sample data, not a person
+    if len(local) <= 3 and local.isalpha() and not set(local) & set("aeiouy") and domain not in t["consumer_domains"]:
+        return False  # xxk@hospital.cn, bd@, hr@: a desk's short name at an organisation
     if local in roles or (parts and any(p in roles for p in parts) and all(p in roles or p.isdigit() for p in parts)):
         return False  # oncall@, eng-leads@, ci-bot@
     return not any(p in t["email_strong"] for p in parts)  # grant.liu.dev@ is a person; platform-team@ is not
