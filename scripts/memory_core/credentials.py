@@ -210,7 +210,9 @@ def _strip_tail(text, start, value):
     end = start + len(value)
     if end < len(text) and not text[end].isascii():
         value = value.rstrip("([{").rstrip(_TAIL)
-    return value
+    # "kmlb...sgi（smtp.qq.com:465）" folds to "...sgi(smtp.qq.com:465)": a host note, not the value
+    host_note = _re(r"(.{6,}?)\([^()\s]*[.:][^()\s]*\)?\Z").match(value)
+    return host_note.group(1) if host_note else value
 
 
 def _clause_ends_at(text, pos):
@@ -329,8 +331,8 @@ def _assigned_value(text, start, end, op, close, pos):
     if op is None:
         if text[start - 1:start] == "<" and text[end:end + 1] == ">":  # <fooToken>value</fooToken>
             close_tag = text.find("<", end + 1, end + 2000)
-            if close_tag < 0:
-                return None
+            if close_tag < 0 or text[close_tag + 1:close_tag + 2] != "/":
+                return None  # <回调Token>，Key=<...>: a placeholder, not an element
             inner = text[end + 1:close_tag]
             vstart = end + 1 + len(inner) - len(inner.lstrip())
             return vstart, vstart + len(inner.strip()), True
@@ -414,6 +416,8 @@ def _plain_statement(text, pos, strength, zh, zh_name=False, plural=False):
         if plural and sep:
             return None  # "passwords: a, b" is a list heading
         arrow = sep in vocab["arrows"]
+        if text.count("(", pos, c_start) > text.count(")", pos, c_start):
+            continue  # token（org=smartfarm）：X: the "=" inside the brackets is not the separator
         if not _qualifier_ok(text[pos:c_start].strip(" \t"), how == "sep" and not arrow, zh):
             if tries or zh:
                 return None

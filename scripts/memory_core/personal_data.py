@@ -65,7 +65,7 @@ def _data():
             "ssn_invalid": frozenset(nid["ssn_invalid_examples"]),
             "cn_examples": frozenset(nid["cn_id_examples"]),
             # the word, then at most a few separator characters or a JSON key's quotes
-            "passport_rx": "(?i:%s)[\"']?[\\s:：=,\"'#号码]{0,6}(?P<n>[A-Z]{1,2}[0-9]{6,9}|[0-9]{9})(?![0-9A-Za-z])"
+            "passport_rx": "(?i:%s)[\"']?(?:[\\s:：=,\"'#号码是]|number\\b|no\\.|is\\b|was\\b){0,8}(?P<n>[A-Z]{1,2}[0-9]{6,9}|[0-9]{9})(?![0-9A-Za-z])"
                            % _words(nid["passport_words"], right_edge=False),
             "cn_example_rx": "(?i:%s)" % _words(nid["cn_id_example_words"]),
             "nino_bad": (frozenset(nid["nino_invalid_prefixes"]), nid["nino_first_letters_not"],

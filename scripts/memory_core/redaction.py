@@ -223,22 +223,21 @@ def _providers():
                           frozenset(rule.get("checks", ())), rule.get("min_run", 12)))
         run_needles = sorted({n for rule in rules if not rule[3] for n in rule[1]})
         text_needles = sorted({n for rule in rules if rule[3] for n in rule[1]})
-        rules = _data["providers"] = (rules, run_needles, text_needles)
+        word_needles = sorted({n for rule in rules if rule[3] and not rule[6] for n in rule[1]})
+        rules = _data["providers"] = (rules, run_needles, text_needles, word_needles)
     return rules
 
 
 def _provider_findings(text):
     spans = long_runs(text)
-    if not spans:
-        return  # every rule needs a run of 12+ non-space characters
-    rules, run_needles, text_needles = _providers()
+    rules, run_needles, text_needles, word_needles = _providers()
     # Most provider tokens are one run of 12+ non-space characters holding their needle, so
-    # those needles are looked for in such runs only: prose has few.
+    # those needles are looked for in such runs only: prose has few. A seed phrase is words
+    # only (its rule sets min_run 0), so its needles are looked for in any text.
     runs = "\n".join(text[a:b] for a, b in spans)
-    longest = max(b - a for a, b in spans)
+    longest = max([b - a for a, b in spans] or [0])
     present = {n for n in run_needles if n in runs}
-    if longest >= 16:
-        present.update(n for n in text_needles if n in text)
+    present.update(n for n in (text_needles if longest >= 16 else word_needles) if n in text)
     low = None
     for kind, needles, pattern, _in_text, context, checks, min_run in rules:
         if min_run > longest or (needles and present.isdisjoint(needles)):
@@ -257,6 +256,8 @@ def _provider_findings(text):
                     continue
             elif is_placeholder(secret) or text[end:end + 3] in ("...", "###", "***", "xxx", "XXX"):
                 continue  # xoxp-123-456-#######: the token is a template
+            elif kind == "seed-phrase" and not _real_mnemonic(secret):
+                continue  # prose after "mnemonic", or the all-"abandon" test vector
             elif kind == "discord-token" and not has_classes(secret.split(".")[0]):
                 continue  # the first part is base64 of a numeric id, never a plain dotted name
             elif "credential" in checks and not credential_like(secret.replace("%2F", "/")):
@@ -264,6 +265,15 @@ def _provider_findings(text):
             elif "classes" in checks and not has_classes(secret):
                 continue
             yield 1, kind, start, end
+
+
+def _real_mnemonic(phrase):
+    """Every word on the BIP39 list, and varied (test vectors repeat one word)."""
+    bip39 = _data.get("bip39")
+    if bip39 is None:
+        bip39 = _data["bip39"] = frozenset(_load("bip39_english.json")["words"])
+    found = phrase.lower().replace(",", " ").split()
+    return all(w in bip39 for w in found) and len(set(found)) * 4 >= len(found) * 3
 
 
 def _b64_json_start(segment):
