@@ -24,10 +24,10 @@ from memory_core.redaction import find_secrets
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "plain_secrets"
 RECALL_MIN, FPR_MAX = 0.97, 0.03  # the target, asserted on the tuned (in-sample) rows
-# The blind half misses both targets (round 9: recall 0.940, FPR 0.040; references/security.md gives
-# every round's figure). Its test guards the measured level against regressions instead of
-# pretending the target was met.
-BLIND_RECALL_FLOOR, BLIND_FPR_MAX = 0.93, 0.04
+# The blind half misses the recall target (round 10: recall 0.947, FPR 0.013; references/security.md
+# gives every round's figure). Its test asserts the FPR target and a recall floor at the measured
+# level, to catch regressions without pretending the recall target was met.
+BLIND_RECALL_FLOOR, BLIND_FPR_MAX = 0.93, 0.03
 
 
 def load(*halves):
