@@ -696,6 +696,30 @@ class RoundTenRulesTest(unittest.TestCase):
             self.assertEqual(self.kinds(text), [], text)
 
 
+class RoundElevenRulesTest(RoundTenRulesTest):
+    """Rules added after blind round 10."""
+
+    def test_caught(self):
+        for text in ("seed data has a real CPF (711.783.023-93) from the pilot",  # CPF layout: no name needed
+                     "KYC stuck: Aadhaar 6762 6531 0761, name mismatch",  # Verhoeff
+                     "HR import failed: BSN 438176698, Jan Bakker",  # 11-test
+                     "mc alias set prod http://10.0.8.11:9000 minioadmin Mini0-Pr0d-77",
+                     "gsql -d postgres -p 26000 -U omm -W 'Gauss@1234' -r",
+                     "hot wallet signer key 0x408a1da1061c8a32d331774da31a9c2c" + "de275a26c6c8247821492eec75f66ddf",
+                     "智谱 GLM key 00bf5cdba1c4fd503278938195d36826." + "oAXfRJZSKwlsBVOM，记得改",
+                     "wallet: seed = orbit velvet hammer lunar tissue cargo swift ember plastic olive random beacon"):
+            self.assertTrue(self.kinds(text), text)
+
+    def test_look_alikes_pass(self):
+        for text in ("SMS stub uses Ofcom drama numbers like +44 7700 900123, never a real mobile",
+                     "his cell in the screenplay is 415-555-0142",
+                     "mysql -h 10.10.2.5 -u root -p order_db   # type the password at the prompt",
+                     "mc alias set prod http://10.0.8.11:9000 $MINIO_USER $MINIO_PASS",
+                     "order 438176698 shipped; build 6762 6531 0761; version 711.783.023-94",
+                     "seed: 42 for every run of the benchmark, the sampler and the shuffler and the split"):
+            self.assertEqual(self.kinds(text), [], text)
+
+
 class PathologicalInputTest(unittest.TestCase):
     """Hooks have timeouts: long junk must stay linear, not backtrack."""
 
@@ -708,7 +732,8 @@ class PathologicalInputTest(unittest.TestCase):
                      "admin / " * 30000, "user:" * 50000, "aB3dE5gH7jK9\n" * 20000, "ｐａｓｓ\u200b" * 30000,
                      "\u00a0aB3d" * 40000, "aB3d " * 50000, "mysql -p" * 30000, "Q2FmZQ==" * 30000,
                      '"aB3d" + ' * 30000, "token " * 50000, "mnemonic " * 30000,
-                     "passport, number is " * 20000, "token（org=x）：" * 20000):
+                     "passport, number is " * 20000, "token（org=x）：" * 20000, "seed = " * 30000,
+                     "CPF 111.444.777-35 " * 10000, "mc alias set a b c " * 10000):
             start = time.perf_counter()
             mask_secrets(text)
             self.assertLess(time.perf_counter() - start, 5.0, text[:30])

@@ -127,7 +127,8 @@ def _commands():
 
 def command_findings(text):
     if " -" not in text and "password" not in text and "net user" not in text and "add_user" not in text \
-            and " login " not in text and " /p " not in text:
+            and " login " not in text and " /p " not in text and " alias set " not in text \
+            and " host add " not in text:
         return  # every command below takes a flag, a "password" word or one of these
     table, firsts = _commands()
     for first in firsts:

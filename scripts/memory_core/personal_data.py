@@ -56,6 +56,9 @@ def _data():
             "iban_examples": frozenset(raw["iban"]["documented_examples"]),
             "sin_rx": "(?i:%s)" % _words(nid["sin_context_words"]),
             "nhs_rx": "(?i:%s)" % _words(nid["nhs_context_words"]),
+            "cpf_rx": "(?i:%s)" % _words(nid["cpf_context_words"]),
+            "bsn_rx": "(?i:%s)" % _words(nid["bsn_context_words"]),
+            "aadhaar_rx": "(?i:%s)" % _words(nid["aadhaar_context_words"]),
             "card_test_rx": "(?i:%s)" % _words(card["test_context_words"]),
             "card_rx": "(?i:%s)" % _words(card["card_context_words"]),
             "email_role_rx": "(?i:%s)" % _words(email["role_context_words"]),
@@ -84,6 +87,8 @@ def _data():
             "toll_free": tuple(phone["toll_free_prefixes"]),
             "mobile_prefixes": tuple(phone["international_mobile_prefixes"]),
             "placeholder_phones": frozenset(phone["placeholder_numbers"]),
+            "placeholder_ranges": tuple(phone["placeholder_ranges"]),
+            "nanp_drama": phone["placeholder_nanp_exchange"] + "1",
             "email_roles": frozenset(email["role_words"]),
             "email_domains": tuple(email["reserved_domains"]),
             "email_tlds": frozenset(email["reserved_tlds"]) | frozenset(email["file_extensions"]),
@@ -279,6 +284,49 @@ def _nhs_ok(digits):
     return (0 if check == 11 else check) == int(digits[9])
 
 
+# Verhoeff's dihedral-group tables (Aadhaar's check digit).
+_VERHOEFF_D = ("0123456789", "1234067895", "2340178956", "3401289567", "4012395678",
+               "5987604321", "6598710432", "7659821043", "8765932104", "9876543210")
+_VERHOEFF_P = ("0123456789", "1576283094", "5803796142", "8916043527",
+               "9453126870", "4286573901", "2793806415", "7046913258")
+
+
+def _verhoeff_ok(digits):
+    c = 0
+    for i, ch in enumerate(reversed(digits)):
+        c = int(_VERHOEFF_D[c][int(_VERHOEFF_P[i % 8][int(ch)])])
+    return c == 0
+
+
+def _cpf_ok(digits):
+    if len(set(digits)) == 1:
+        return False  # 111.111.111-11 passes the arithmetic but is no one's
+    for n in (9, 10):
+        check = sum(int(d) * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
+        if check != int(digits[n]):
+            return False
+    return True
+
+
+def _other_ids(text, windows):
+    """Brazil's CPF, the Dutch BSN and India's Aadhaar: check digits, and their name nearby (a CPF
+    in its own 000.000.000-00 layout needs none)."""
+    for m in _scan(r"[0-9]{3}(\.?)[0-9]{3}\1[0-9]{3}-?[0-9]{2}|[2-9][0-9]{3}( ?)[0-9]{4}\2[0-9]{4}|[0-9]{9}",
+                   text, windows):
+        digits = m.group().replace(" ", "").replace(".", "").replace("-", "")
+        if _glued(text, m.start(), m.end()):
+            continue
+        before, after = _line_window(text, m.start(), m.end(), 60, 20)
+        near = before + " " + after
+        if len(digits) == 11 and _cpf_ok(digits) and (m.group(1) or _rx("cpf_rx").search(near)):
+            yield "national-id", m.start(), m.end()
+        elif len(digits) == 12 and _verhoeff_ok(digits) and _rx("aadhaar_rx").search(near):
+            yield "national-id", m.start(), m.end()
+        elif len(digits) == 9 and digits[0] != "0" and _rx("bsn_rx").search(near) and \
+                (sum(int(d) * w for d, w in zip(digits[:8], range(9, 1, -1))) - int(digits[8])) % 11 == 0:
+            yield "national-id", m.start(), m.end()
+
+
 def _passports(text):
     """A passport number (E12345678, EA1234567, 123456789) right after a word that says so."""
     for m in _rx("passport_rx").finditer(text):
@@ -351,8 +399,10 @@ def _person_before(text, start):
 
 
 def _placeholder_phone(digits, t):
-    ph = t["placeholder_phones"]
-    return digits in ph or digits[-10:] in ph or len(set(digits[-8:])) == 1  # 13900000000, 555-555-5555
+    ph, last10 = t["placeholder_phones"], digits[-10:]
+    if last10.startswith(t["placeholder_ranges"]) or (len(last10) == 10 and last10[3:8] == t["nanp_drama"]):
+        return True  # Ofcom's 07700 900xxx and NANP 555-01xx: set aside for fiction and docs
+    return digits in ph or last10 in ph or len(set(digits[-8:])) == 1  # 13900000000, 555-555-5555
 
 
 def _cn_mobiles(text, windows):
@@ -507,7 +557,7 @@ def find_personal(text):
         found.extend(_ibans(text, wide))
     if "assport" in text or "护照" in text:
         found.extend(_passports(text))
-    for finder in (_cn_ids, _ssns, _sin_nhs, _cards, _cn_mobiles, _other_phones) if narrow else ():
+    for finder in (_cn_ids, _ssns, _sin_nhs, _other_ids, _cards, _cn_mobiles, _other_phones) if narrow else ():
         found.extend(finder(text, narrow))
     if not found:
         return

@@ -268,12 +268,13 @@ def _provider_findings(text):
 
 
 def _real_mnemonic(phrase):
-    """Every word on the BIP39 list, and varied (test vectors repeat one word)."""
+    """Five words in six on the BIP39 list, and varied (test vectors repeat one word)."""
     bip39 = _data.get("bip39")
     if bip39 is None:
         bip39 = _data["bip39"] = frozenset(_load("bip39_english.json")["words"])
     found = phrase.lower().replace(",", " ").split()
-    return all(w in bip39 for w in found) and len(set(found)) * 4 >= len(found) * 3
+    listed = sum(1 for w in found if w in bip39)  # writers misremember a word or two; prose has many
+    return listed * 6 >= len(found) * 5 and len(set(found)) * 4 >= len(found) * 3
 
 
 def _b64_json_start(segment):
