@@ -79,7 +79,7 @@ class PlainSecretsTest(unittest.TestCase):
         self.assertLessEqual(fpr, fpr_max, "%s; %s" % (line, detail))
 
     def test_tune_half_in_sample(self):
-        self.check(("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "tune11"), "tune (in-sample)", show_rows=True)
+        self.check(("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "tune11", "tune12"), "tune (in-sample)", show_rows=True)
 
     def test_blind_half(self):
         self.check(("blind",), "blind", show_rows=False, recall_min=BLIND_RECALL_FLOOR, fpr_max=BLIND_FPR_MAX)

@@ -720,6 +720,27 @@ class RoundElevenRulesTest(RoundTenRulesTest):
             self.assertEqual(self.kinds(text), [], text)
 
 
+class RoundTwelveRulesTest(RoundTenRulesTest):
+    """Rules added after blind round 11: national ids with letters or layouts of their own."""
+
+    def test_caught(self):
+        for text in ("NIR 1720474447963 97 for the French employee",  # 97 - n mod 97
+                     "payroll: henkilötunnus 230780-1244 (Mikko's)",  # mod-31 character
+                     "import broke on personnummer 19830406-6312",  # Luhn over 10 digits
+                     "policyholder DNI 73361732N in the export",  # mod-23 letter
+                     "香港用户开户卡住了，HKID Y426183(4)",  # mod-11
+                     "学生身份证号：320102 19761119 9253",  # GB 11643, grouped
+                     "telegram bot for alerts: 7180076338:p9PbpkZnQxePyNJZWJaPM" + "WlhecZPxON9eS8",
+                     "the Mailgun key key-5766f750b8972649" + "ef1c030405d2741e leaked"):
+            self.assertTrue(self.kinds(text), text)
+
+    def test_look_alikes_pass(self):
+        for text in ("DNI 73361732A (wrong letter)", "build 19830406-6312 passed",
+                     "order 1720474447963 97 shipped", "HKID format is A123456(7)",
+                     "bot 7180076338 restarted at 12:00", "api-key-00000000000000000000000000000000"):
+            self.assertEqual(self.kinds(text), [], text)
+
+
 class PathologicalInputTest(unittest.TestCase):
     """Hooks have timeouts: long junk must stay linear, not backtrack."""
 
@@ -733,7 +754,8 @@ class PathologicalInputTest(unittest.TestCase):
                      "\u00a0aB3d" * 40000, "aB3d " * 50000, "mysql -p" * 30000, "Q2FmZQ==" * 30000,
                      '"aB3d" + ' * 30000, "token " * 50000, "mnemonic " * 30000,
                      "passport, number is " * 20000, "token（org=x）：" * 20000, "seed = " * 30000,
-                     "CPF 111.444.777-35 " * 10000, "mc alias set a b c " * 10000):
+                     "CPF 111.444.777-35 " * 10000, "mc alias set a b c " * 10000,
+                     "DNI HKID NIR personnummer hetu " + "1" * 200000, "HKID A123456(3) " * 10000):
             start = time.perf_counter()
             mask_secrets(text)
             self.assertLess(time.perf_counter() - start, 5.0, text[:30])

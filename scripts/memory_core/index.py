@@ -210,7 +210,7 @@ def rebuild_newest(store):
 # --- clean marks -------------------------------------------------------------------------------
 
 # Every file whose change can change what the detector finds: a new rule voids every clean mark.
-DETECTOR_FILES = ("redaction.py", "credentials.py", "credential_formats.py", "personal_data.py",
+DETECTOR_FILES = ("redaction.py", "credentials.py", "credential_formats.py", "personal_data.py", "national_ids.py",
                   "text_normalise.py", os.path.join("data", "provider_tokens.json"),
                   os.path.join("data", "credential_words.json"), os.path.join("data", "personal_data.json"),
                   os.path.join("data", "bip39_english.json"))

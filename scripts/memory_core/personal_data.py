@@ -59,6 +59,11 @@ def _data():
             "cpf_rx": "(?i:%s)" % _words(nid["cpf_context_words"]),
             "bsn_rx": "(?i:%s)" % _words(nid["bsn_context_words"]),
             "aadhaar_rx": "(?i:%s)" % _words(nid["aadhaar_context_words"]),
+            "dni_rx": "(?i:%s)" % _words(nid["dni_context_words"]),
+            "hetu_rx": "(?i:%s)" % _words(nid["hetu_context_words"]),
+            "pnr_rx": "(?i:%s)" % _words(nid["personnummer_context_words"]),
+            "nir_rx": "(?i:%s)" % _words(nid["nir_context_words"]),
+            "hkid_rx": "(?i:%s)" % _words(nid["hkid_context_words"]),
             "card_test_rx": "(?i:%s)" % _words(card["test_context_words"]),
             "card_rx": "(?i:%s)" % _words(card["card_context_words"]),
             "email_role_rx": "(?i:%s)" % _words(email["role_context_words"]),
@@ -225,12 +230,12 @@ def _ibans(text, windows):
 # ---------------------------------------------------------------------------------------------
 # National identifiers.
 
-_CN_ID = r"[1-9][0-9]{5}(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx]"
+_CN_ID = (r"[1-9][0-9]{5}( ?)(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])\1[0-9]{3}[0-9Xx]")
 
 
 def _cn_ids(text, windows):
     for m in _scan(_CN_ID, text, windows):
-        s = m.group()
+        s = m.group().replace(" ", "")  # 320102 19761119 9253: grouped as it is read aloud
         if _glued(text, m.start(), m.end()) or _cn_check(s[:17]) != s[17].upper():
             continue
         import datetime  # only for a candidate whose check character holds
@@ -282,49 +287,6 @@ def _sin_nhs(text, windows):
 def _nhs_ok(digits):
     check = 11 - sum(int(d) * w for d, w in zip(digits[:9], range(10, 1, -1))) % 11
     return (0 if check == 11 else check) == int(digits[9])
-
-
-# Verhoeff's dihedral-group tables (Aadhaar's check digit).
-_VERHOEFF_D = ("0123456789", "1234067895", "2340178956", "3401289567", "4012395678",
-               "5987604321", "6598710432", "7659821043", "8765932104", "9876543210")
-_VERHOEFF_P = ("0123456789", "1576283094", "5803796142", "8916043527",
-               "9453126870", "4286573901", "2793806415", "7046913258")
-
-
-def _verhoeff_ok(digits):
-    c = 0
-    for i, ch in enumerate(reversed(digits)):
-        c = int(_VERHOEFF_D[c][int(_VERHOEFF_P[i % 8][int(ch)])])
-    return c == 0
-
-
-def _cpf_ok(digits):
-    if len(set(digits)) == 1:
-        return False  # 111.111.111-11 passes the arithmetic but is no one's
-    for n in (9, 10):
-        check = sum(int(d) * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
-        if check != int(digits[n]):
-            return False
-    return True
-
-
-def _other_ids(text, windows):
-    """Brazil's CPF, the Dutch BSN and India's Aadhaar: check digits, and their name nearby (a CPF
-    in its own 000.000.000-00 layout needs none)."""
-    for m in _scan(r"[0-9]{3}(\.?)[0-9]{3}\1[0-9]{3}-?[0-9]{2}|[2-9][0-9]{3}( ?)[0-9]{4}\2[0-9]{4}|[0-9]{9}",
-                   text, windows):
-        digits = m.group().replace(" ", "").replace(".", "").replace("-", "")
-        if _glued(text, m.start(), m.end()):
-            continue
-        before, after = _line_window(text, m.start(), m.end(), 60, 20)
-        near = before + " " + after
-        if len(digits) == 11 and _cpf_ok(digits) and (m.group(1) or _rx("cpf_rx").search(near)):
-            yield "national-id", m.start(), m.end()
-        elif len(digits) == 12 and _verhoeff_ok(digits) and _rx("aadhaar_rx").search(near):
-            yield "national-id", m.start(), m.end()
-        elif len(digits) == 9 and digits[0] != "0" and _rx("bsn_rx").search(near) and \
-                (sum(int(d) * w for d, w in zip(digits[:8], range(9, 1, -1))) - int(digits[8])) % 11 == 0:
-            yield "national-id", m.start(), m.end()
 
 
 def _passports(text):
@@ -545,6 +507,7 @@ def find_personal(text):
     """Yield (rank, kind, start, end) for each personal / payment item in text. rank 2."""
     if not text:
         return
+    from . import national_ids  # imports this module: loaded on first use
     found = []
     if "@" in text:
         found.extend(_emails(text))
@@ -557,7 +520,10 @@ def find_personal(text):
         found.extend(_ibans(text, wide))
     if "assport" in text or "护照" in text:
         found.extend(_passports(text))
-    for finder in (_cn_ids, _ssns, _sin_nhs, _other_ids, _cards, _cn_mobiles, _other_phones) if narrow else ():
+    if wide:
+        found.extend(national_ids.lettered_ids(text))
+    for finder in (_cn_ids, _ssns, _sin_nhs, national_ids.numeric_ids, _cards, _cn_mobiles, _other_phones) \
+            if narrow else ():
         found.extend(finder(text, narrow))
     if not found:
         return
