@@ -24,10 +24,10 @@ from memory_core.redaction import find_secrets
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "plain_secrets"
 RECALL_MIN, FPR_MAX = 0.97, 0.03  # the issue's target, asserted on the tuned (in-sample) rows
-# The blind half misses the recall target (round 11: recall 0.927, FPR 0.000; references/security.md
-# gives every round's figure). Its test asserts the FPR target and a recall floor at the measured
-# level, to catch regressions without pretending the recall target was met.
-BLIND_RECALL_FLOOR, BLIND_FPR_MAX = 0.92, 0.03
+# Round 12's blind set meets the target (recall 0.980, FPR 0.013), but fresh sets have scored between
+# 0.927 and 0.980 (references/security.md gives every round): the target holds on this set, not on
+# every set. The test asserts the target on the blind set kept in the repo.
+BLIND_RECALL_FLOOR, BLIND_FPR_MAX = RECALL_MIN, FPR_MAX
 
 
 def load(*halves):
