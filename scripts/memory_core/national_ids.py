@@ -53,7 +53,7 @@ def lettered_ids(text):
     Finland's henkilötunnus, Sweden's personnummer, France's NIR, Hong Kong's HKID."""
     shapes = (("dni_rx", r"(?<![0-9A-Za-z])[XYZ0-9][0-9]{7}-?[A-Za-z](?![0-9A-Za-z])", _dni_ok),
               ("hetu_rx", r"(?<![0-9])[0-3][0-9][01][0-9]{3}[-+A-F][0-9]{3}[0-9A-Ya-y](?![0-9A-Za-z])", _hetu_ok),
-              ("pnr_rx", r"(?<![0-9])(?:19|20)?[0-9]{6}[-+]?[0-9]{4}(?![0-9])", _pnr_ok),
+              ("personnummer_rx", r"(?<![0-9])(?:19|20)?[0-9]{6}[-+]?[0-9]{4}(?![0-9])", _pnr_ok),
               ("nir_rx", r"(?<![0-9])[12][0-9]{2}[0-1][0-9](?:[0-9]{2}|2[AB])[0-9]{6} ?[0-9]{2}(?![0-9])", _nir_ok),
               ("hkid_rx", r"(?<![0-9A-Za-z])[A-Z]{1,2}[0-9]{6} ?\(?[0-9A]\)?", _hkid_ok))
     for context, shape, valid in shapes:

@@ -56,14 +56,6 @@ def _data():
             "iban_examples": frozenset(raw["iban"]["documented_examples"]),
             "sin_rx": "(?i:%s)" % _words(nid["sin_context_words"]),
             "nhs_rx": "(?i:%s)" % _words(nid["nhs_context_words"]),
-            "cpf_rx": "(?i:%s)" % _words(nid["cpf_context_words"]),
-            "bsn_rx": "(?i:%s)" % _words(nid["bsn_context_words"]),
-            "aadhaar_rx": "(?i:%s)" % _words(nid["aadhaar_context_words"]),
-            "dni_rx": "(?i:%s)" % _words(nid["dni_context_words"]),
-            "hetu_rx": "(?i:%s)" % _words(nid["hetu_context_words"]),
-            "pnr_rx": "(?i:%s)" % _words(nid["personnummer_context_words"]),
-            "nir_rx": "(?i:%s)" % _words(nid["nir_context_words"]),
-            "hkid_rx": "(?i:%s)" % _words(nid["hkid_context_words"]),
             "card_test_rx": "(?i:%s)" % _words(card["test_context_words"]),
             "card_rx": "(?i:%s)" % _words(card["card_context_words"]),
             "email_role_rx": "(?i:%s)" % _words(email["role_context_words"]),
@@ -99,6 +91,8 @@ def _data():
             "email_tlds": frozenset(email["reserved_tlds"]) | frozenset(email["file_extensions"]),
             "shared_homes": frozenset(n.lower() for n in raw["home_path"]["shared_folders"]),
         }
+        for country in ("cpf", "bsn", "aadhaar", "dni", "hetu", "personnummer", "nir", "hkid"):  # national_ids.py
+            _tables[country + "_rx"] = "(?i:%s)" % _words(nid[country + "_context_words"])
     return _tables
 
 
