@@ -601,6 +601,16 @@ class DataFileTest(unittest.TestCase):
             self.assertTrue(rule["needles"] or rule.get("context"), rule)
             re.compile(rule["regex"])
 
+    def test_public_rule_sources_name_their_version(self):
+        # Issue 8: a shape taken from a public rule set names the set and its version.
+        from memory_core.fastjson import loads
+        path = _support.SCRIPTS / "memory_core" / "data" / "provider_tokens.json"
+        for rule in loads(path.read_text("utf-8"))["rules"]:
+            source = rule["source"]
+            self.assertNotIn("version not recorded", source)
+            if "gitleaks" in source and "not in the gitleaks config" not in source:
+                self.assertRegex(source, r"commit [0-9a-f]{8}", rule["kind"])
+
     def test_vocabularies(self):
         from memory_core.redaction import words
         vocab = words()
