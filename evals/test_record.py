@@ -262,11 +262,11 @@ class BadInputTest(_support.TempProject):
         self.assertEqual(before, snapshot(self.store))
 
     def test_corrupt_topic_refused_and_byte_identical(self):
-        self.record("Seed fact", "--topic", "api")
+        self.record("The API listens on port 8080.", "--topic", "api")
         path = self.store / "areas/topics/api/items.json"
         path.write_bytes(b'{"items": [ {"fact": "half')
         before = snapshot(self.store)
-        code, out = self.record("Another fact", "--topic", "api")
+        code, out = self.record("The API is written in Go.", "--topic", "api")
         self.assertEqual(code, 1, out)
         self.assertIn("items.json", out["error"])
         self.assertIn("invalid JSON", out["error"])
@@ -276,7 +276,7 @@ class BadInputTest(_support.TempProject):
         self.assertEqual(path.read_bytes(), b'{"items": [ {"fact": "half')
 
     def test_corrupt_daily_file_refuses_whole_record(self):
-        _c, out = self.record("Seed fact")
+        _c, out = self.record("Logs are shipped to Loki.")
         daily = next((self.store / "memory").glob("*.md"))
         daily.write_bytes(b"# day\n\xff\xfe broken\n")
         before = snapshot(self.store)

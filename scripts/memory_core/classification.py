@@ -27,10 +27,10 @@ PRECEDENCE = ("secret", "speculation", "todo", "procedure", "ephemeral", "decisi
               "preference", "fact")
 REFUSED_SURFACES = ("todo", "procedure", "ephemeral", "speculation", "secret")
 DURABLE = ("fact", "decision", "convention", "preference")
-# The calibrated gate (gate()): refuse when the rules read a non-durable surface and the model gives
-# the non-durable surfaces together at least GATE_AGREE, or when the model alone is that sure of it
-# (GATE_ALONE). Chosen by 5-fold cross-validation on our tune data (evals/tools/train_surface_model.py).
-GATE_AGREE, GATE_ALONE = 0.6, 0.95
+# The calibrated gate (gate()): refuse when the model (which has the rules' verdict among its
+# features) gives the non-durable surfaces together at least GATE_REFUSE. Chosen by 5-fold
+# cross-validation on our tune data (evals/tools/train_surface_model.py).
+GATE_REFUSE = 0.9
 
 FACT_BASE = 0.75
 EXTRA_MARKER_WEIGHT = 2.0
@@ -573,22 +573,20 @@ def classify(text, extra_markers=None, secret_patterns=()):
 
 def gate(text, extra_markers=None, secret_patterns=(), model=None):
     """The surface gate of record: classify()'s verdict plus "refuse" (bool) and "looks_like". A
-    todo, procedure, ephemeral or speculation is refused only when the rules and the learned model
-    (surface_model.py) agree, or the model alone is near certain; otherwise the text is recorded and
-    the caller says what it looks like. A secret is always refused."""
+    todo, procedure, ephemeral or speculation is refused only when the learned model
+    (surface_model.py, which weighs the rules' verdict too) is confident; otherwise the text is
+    recorded and the caller says what it looks like. A secret is always refused."""
     verdict = classify(text, extra_markers, secret_patterns)
     surface = verdict["surface"]
     if surface == "secret":
         return dict(verdict, refuse=True, looks_like="secret")
     from . import surface_model
-    probs, best = surface_model.predict(text, model)
+    probs, _best = surface_model.predict(text, model, rule_surface=surface)
     if probs is None:  # no model shipped: the rules alone, as before
         return dict(verdict, refuse=surface not in DURABLE, looks_like=surface)
     other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
     p_other = sum(other.values())
-    if surface not in DURABLE and p_other >= GATE_AGREE:  # the rules name the kind (markers from config.yaml too)
-        return dict(verdict, refuse=True, looks_like=surface, model_confidence=round(p_other, 3))
-    if p_other >= GATE_ALONE:
+    if p_other >= GATE_REFUSE:  # named by the model's likeliest kind, which cross-validated better
         looks = max(other, key=other.get)
         return dict(verdict, surface=looks, refuse=True, looks_like=looks, model_confidence=round(p_other, 3))
     if surface not in DURABLE:  # recorded, with a word on what it looks like

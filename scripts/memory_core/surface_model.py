@@ -1,28 +1,33 @@
-"""A small learned model for the surface gate: multinomial naive Bayes over words, word pairs,
-Chinese character pairs and a few shape tokens. Trained on our own labelled data by
-evals/train_surface_model.py; its weights are data/surface_model.json; inference is deterministic
-pure Python. The rules in classification.py stay the first opinion: record refuses only when both
-say the text is not a durable fact (classification.gate).
+"""A small learned model for the surface gate: multinomial logistic regression over words, word
+pairs, four-letter pieces of English words, Chinese characters and character pairs, a few shape
+tokens, and the rules' own verdict (classification.classify). Trained on our own labelled data by
+evals/tools/train_surface_model.py (deterministic stochastic gradient descent); its weights are
+data/surface_model.tsv; inference is deterministic pure Python. classification.gate decides what
+record refuses from the rules and these probabilities together.
 """
 import math
 import re
 
 _MODEL = []
-SCALE = 0.5  # naive Bayes is overconfident: evidence is scaled down before the softmax (tuned by CV)
-RULE_WEIGHT = 0  # the rules as a feature: tried, worse in cross-validation (they are in-sample on half the data)
 _WORD = re.compile(r"[a-z][a-z'+#-]*|[0-9]+(?:\.[0-9]+)*")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
+_LONG_WORD = re.compile(r"[a-z]{4,}")
+PIECE = 4  # letters per word piece: "migrat" and "migration" share pieces (chosen by cross-validation)
 
 
-def tokens(text):
-    """Features of a text: lower-case words and word pairs, CJK characters and character pairs,
-    and shape tokens (checkbox, numbered steps, command line, question, TODO marker)."""
+def tokens(text, rule_surface=None):
+    """Features of a text, sorted and unique: lower-case words and word pairs, word pieces, CJK
+    characters and character pairs, shape tokens (checkbox, numbered steps, command line,
+    question, TODO marker, clock, log words) and the rules' verdict when given."""
     low = text.lower()
     words = _WORD.findall(low)
     out = ["w:" + w for w in words]
     out.extend("b:%s_%s" % pair for pair in zip(words, words[1:]))
     if words:
         out.append("first:" + words[0])
+    for word in _LONG_WORD.findall(low):
+        word = "^" + word + "$"
+        out.extend("g:" + word[i:i + PIECE] for i in range(len(word) - PIECE + 1))
     for run in _CJK.findall(low):
         out.extend("c:" + ch for ch in run)
         out.extend("cc:" + run[i:i + 2] for i in range(len(run) - 1))
@@ -34,85 +39,112 @@ def tokens(text):
               (bool(re.search(r"\d{1,2}:\d{2}", text)), "clock"), ("\n" in stripped, "multiline"),
               (len(stripped) < 20, "short"), (bool(re.search(r"(?i)\b(?:error|exception|traceback|warn)\b", text)), "log")]
     out.extend("s:" + name for hit, name in shapes if hit)
-    if RULE_WEIGHT:
-        from .classification import classify
-        out.extend(["r:" + classify(text)["surface"]] * RULE_WEIGHT)  # the rules' verdict, as evidence
-    return out
+    if rule_surface:
+        out.append("r:" + rule_surface)
+    out.append("bias")
+    return sorted(set(out))
 
 
 def load():
-    """The shipped model, unpacked once per process: {"labels", "priors", "unseen", "index"
-    (feature -> position), "weights" (label -> list)}; None when the file is absent."""
+    """The shipped model, once per process, or None when the file is absent or unreadable. The file
+    (data/surface_model.tsv) is a JSON header line ({"labels": [...]}) and then one line per feature,
+    in byte order: "feature<TAB>w,w,...". Loading reads the bytes only; a feature's line is found by
+    binary search when a text has it (splitting 24,000 lines cost ~9 ms at each start)."""
     if not _MODEL:
         import os
         from .fastjson import loads
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "surface_model.json")
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "surface_model.tsv")
         try:
-            with open(path, encoding="utf-8") as fh:
-                _MODEL.append(unpack(loads(fh.read())))
-        except (OSError, ValueError, KeyError):
+            with open(path, "rb") as fh:
+                header = loads(fh.readline().decode("utf-8"))
+                blob = fh.read()
+            _MODEL.append({"labels": list(header["labels"]), "blob": blob, "cache": {}})
+        except (OSError, ValueError, KeyError, TypeError):
             _MODEL.append(None)  # no model shipped: the rules decide alone
     return _MODEL[0]
 
 
-def unpack(packed):
-    """Build the lookups: feature -> position, and per label a dense list from the sparse pairs
-    [position, weight, position, weight, ...] the file keeps (seen features only), the rest being
-    the label's unseen weight."""
-    packed["index"] = dict((f, i) for i, f in enumerate(packed["features"]))
-    size = len(packed["features"])
-    packed["dense"] = {}
-    for label, unseen in zip(packed["labels"], packed["unseen"]):
-        dense = [unseen] * size
-        pairs = packed["weights"][label]
-        for k in range(0, len(pairs), 2):
-            dense[pairs[k]] = pairs[k + 1]
-        packed["dense"][label] = dense
-    return packed
+def _row(model, feature):
+    """The weights of feature, or None: binary search over the sorted lines of the blob."""
+    cache = model["cache"]
+    if feature in cache:
+        return cache[feature]
+    blob, key = model["blob"], feature.encode("utf-8") + b"\t"
+    lo, hi = 0, len(blob)  # lo and hi are line starts; the first line >= key starts in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = blob.rfind(b"\n", lo, mid) + 1 or lo
+        end = blob.find(b"\n", start)
+        end = len(blob) if end < 0 else end
+        if blob[start:end] < key:
+            lo = end + 1
+        else:
+            hi = start
+    row = None
+    if blob.startswith(key, lo):
+        end = blob.find(b"\n", lo)
+        row = [float(x) for x in blob[lo + len(key):len(blob) if end < 0 else end].split(b",")]
+    cache[feature] = row
+    return row
 
 
-def predict(text, model=None):
+def predict(text, model=None, rule_surface=None):
     """({surface: probability}, best surface) or (None, None) without a model."""
     model = model or load()
     if model is None:
         return None, None
-    index = model["index"]
-    positions = [index[f] for f in tokens(text) if f in index]
-    scores = {}
-    for label, prior in zip(model["labels"], model["priors"]):
-        weights = model["dense"][label]
-        scores[label] = prior + SCALE * sum(weights[i] for i in positions)
-    top = max(scores.values())
-    exp = dict((k, math.exp(v - top)) for k, v in scores.items())
-    total = sum(exp.values())
-    probs = dict((k, v / total) for k, v in exp.items())
+    labels = model["labels"]
+    scores = [0.0] * len(labels)
+    for feature in tokens(text, rule_surface):
+        row = _row(model, feature)
+        if row is not None:
+            for k, w in enumerate(row):
+                scores[k] += w
+    top = max(scores)
+    exp = [math.exp(s - top) for s in scores]
+    total = sum(exp)
+    probs = dict((label, e / total) for label, e in zip(labels, exp))
     return probs, max(probs, key=lambda k: (probs[k], k))
 
 
-def train(rows, alpha=0.5, min_count=1):
-    """A model from [(text, surface)]: log priors, log likelihoods with Laplace smoothing alpha."""
+def train(rows, epochs=25, rate=0.2, l2=1e-4, min_count=2, keep=0.01):
+    """A model from [(features, surface)]: multinomial logistic regression by stochastic gradient
+    descent, visiting rows in an order seeded by the epoch, so the same data gives the same weights.
+    Features seen fewer than min_count times are dropped; weights below keep are written as 0."""
     import collections
-    counts = collections.defaultdict(collections.Counter)
-    labels = collections.Counter()
-    df = collections.Counter()
-    for text, label in rows:
-        feats = tokens(text)
-        labels[label] += 1
-        counts[label].update(feats)
-        df.update(set(feats))
-    vocab = sorted(f for f, n in df.items() if n >= min_count)
-    keep = set(vocab)
-    total = float(sum(labels.values()))
-    packed = {"about": "naive Bayes surface model; trained by evals/tools/train_surface_model.py",
-              "labels": sorted(labels), "priors": [], "unseen": [], "features": vocab, "weights": {}}
-    for label in packed["labels"]:
-        n = sum(c for f, c in counts[label].items() if f in keep)
-        denom = n + alpha * len(vocab)
-        packed["priors"].append(round(math.log(labels[label] / total), 4))
-        packed["unseen"].append(round(math.log(alpha / denom), 3))
-        pairs = []
-        for i, f in enumerate(vocab):
-            if counts[label].get(f):
-                pairs.extend((i, round(math.log((counts[label][f] + alpha) / denom), 3)))
-        packed["weights"][label] = pairs
-    return unpack(packed)
+    import random
+    labels = sorted(set(label for _f, label in rows))
+    seen = collections.Counter(f for feats, _l in rows for f in feats)
+    data = [([f for f in feats if seen[f] >= min_count], labels.index(label)) for feats, label in rows]
+    n = len(labels)
+    weights = collections.defaultdict(lambda: [0.0] * n)
+    order = list(range(len(data)))
+    for epoch in range(epochs):
+        random.Random(epoch).shuffle(order)
+        step = rate / (1 + epoch * 0.2)
+        for i in order:
+            feats, gold = data[i]
+            rows_w = [weights[f] for f in feats]
+            scores = [sum(w[k] for w in rows_w) for k in range(n)]
+            top = max(scores)
+            exp = [math.exp(s - top) for s in scores]
+            total = sum(exp)
+            grad = [e / total - (1.0 if k == gold else 0.0) for k, e in enumerate(exp)]
+            for w in rows_w:
+                for k in range(n):
+                    w[k] -= step * (grad[k] + l2 * w[k])
+    lines = []
+    for feature in sorted(weights):
+        row = [round(w, 3) if abs(w) >= keep else 0.0 for w in weights[feature]]
+        if any(row):
+            lines.append("%s\t%s" % (feature, ",".join("%g" % w for w in row)))
+    lines.sort(key=lambda line: line.encode("utf-8"))
+    return {"labels": labels, "blob": "\n".join(lines).encode("utf-8"), "cache": {}}
+
+
+def serialise(model):
+    """The bytes of data/surface_model.tsv for a trained model."""
+    import json
+    header = {"about": "surface gate model (logistic regression); trained by evals/tools/train_surface_model.py",
+              "labels": model["labels"]}
+    return (json.dumps(header, sort_keys=True) + "\n").encode("utf-8") + model["blob"]
