@@ -1,7 +1,8 @@
 """The calibrated surface gate (classification.gate: rules plus the learned model of
-surface_model.py) on our classification dev set, evals/fixtures/judgement/classify.*: 1,094 items
+surface_model.py) on our classification dev set, evals/fixtures/judgement/classify.*: 2,934 items
 written by helpers who had not seen the rules, half Chinese. The model was trained on the tune
-halves (and the older fixture), so their figure is in-sample; the blind halves were scored once.
+halves (and the older fixture), so their figure is in-sample; the blind halves (round 3, 800 items)
+were scored once.
 
 Targets (issue "Judgement"): durable facts falsely refused <= 3%, non-durable refused >= 75%, coarse
 macro-F1 >= 0.85 (coarse: the four durable surfaces count as one). The test prints every figure and
@@ -14,7 +15,7 @@ from memory_core.classification import DURABLE, gate
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured blind level (see the module docstring): a regression floor, not the targets.
-BLIND_FLOOR = {"durable_refused_max": 0.06, "other_refused_min": 0.70, "coarse_f1_min": 0.70}
+BLIND_FLOOR = {"durable_refused_max": 0.03, "other_refused_min": 0.75, "coarse_f1_min": 0.83}
 
 
 def load(half):
