@@ -65,7 +65,8 @@ _MARKERS = {
            "不太确定|感觉是",
         1.5: "我觉得|我认为",
         # "X 可能导致 Y" states a risk (often a rule's reason), not a guess about a cause: weak.
-        1: "could|may|guess|guessing|theory|suspicion|apparently|seemingly|"
+        # "may" alone states a bound or a permission ("builds may take up to 20 minutes"), not a guess.
+        1: "could|guess|guessing|theory|suspicion|apparently|seemingly|"
            "感觉|猜|可能导致|可能会导致|可能造成|可能引起",
     },
     "todo": {
@@ -100,10 +101,11 @@ _MARKERS = {
            "for the moment|at present|this session|this week|halfway through|partway through|working on|"
            "i'm working|at the minute|minutes ago|an hour ago|hours ago|yesterday|last night|i just|"
            "we just|just pushed|just merged|"
-           "刚才|刚刚|正在|此刻|这会儿|临时|暂时|今天|今晚|今早|今天下午|这次会话|本次会话|眼下|现在|"
+           "刚才|刚刚|正在|此刻|这会儿|临时|暂时|今天|今晚|今早|今天下午|这次会话|本次会话|眼下|"
            "还在|昨天|我先去|挂了|一会儿|稍等|等一下|稍后",
-        1: "currently|still|now|temporary|at this point|in progress|my laptop|my machine|keeps|ago|wip|"
-           "目前|已经|这次|当前|晚点|这周|马上|刚|连不上",
+        # "now" and 已经 alone mark a changed fact ("requests now time out after 800 ms"), not a moment.
+        1: "currently|still|temporary|at this point|in progress|my laptop|my machine|keeps|ago|wip|"
+           "目前|这次|当前|晚点|这周|马上|刚|连不上|现在",
     },
     "decision": {
         2: "we decided|decided to|decided that|decided against|it was decided|decision|we chose|chose|"

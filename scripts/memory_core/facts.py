@@ -29,6 +29,12 @@ _CN_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十�
 _VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.])")
 
 
+def raw_vocab():
+    """fact_vocab.json as read (without the user's additions)."""
+    vocab()
+    return _VOCAB["raw"]
+
+
 def vocab(extra=None):
     """The prepared vocabulary (once per process), with the user's config.yaml additions."""
     key = repr(extra) if extra else ""
@@ -40,6 +46,7 @@ def vocab(extra=None):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact_vocab.json")
     with open(path, encoding="utf-8") as fh:
         raw = loads(fh.read())
+    _VOCAB.setdefault("raw", dict(raw))  # judgement.py reads only keys config.yaml cannot extend
     for section in ("aliases", "families", "concepts"):
         for name, words in ((extra or {}).get(section) or {}).items():
             if isinstance(words, list):
@@ -399,144 +406,7 @@ def relate(a, b, extra=None):
     return None, "related, not the same claim"
 
 
-# --- the learned pair model -----------------------------------------------------------------------
-# The rules above give features; a small multinomial logistic regression (weights in
-# data/pair_model.json, trained by evals/tools/train_pair_model.py on our own tune pairs) turns them
-# into "conflict" / "paraphrase" / "compatible". Deterministic pure-Python inference.
-
-PAIR_LABELS = ("compatible", "conflict", "paraphrase")
-_PAIR_MODEL = []
-
-
-def pair_features(a, b, extra=None):
-    """Numbers describing how two parsed facts relate (names in FEATURE_NAMES order)."""
-    v = vocab(extra)
-    ta, tb = _about(a, v), _about(b, v)
-    ta.update(a.entities)
-    tb.update(b.entities)
-    shared = len(ta & tb)
-    union = len(ta | tb) or 1
-    small = min(len(ta), len(tb)) or 1
-    fam_a, fam_b = _families(a, v), _families(b, v)
-    family_clash = family_same = 0
-    for family in set(fam_a) & set(fam_b):
-        pa, pb = fam_a[family] - a.negated, fam_b[family] - b.negated
-        if pa and pb and pa.isdisjoint(pb):
-            family_clash = 1
-        if pa & pb:
-            family_same = 1
-    both = a.entities & b.entities
-    negation_flip = int(any((e in a.negated) != (e in b.negated) for e in both))
-    versions_differ = int(any(a.versions.get(e) and b.versions.get(e) and a.versions[e] != b.versions[e] for e in both))
-    versions_same = int(any(a.versions.get(e) and a.versions.get(e) == b.versions.get(e) for e in both))
-    dims_a, dims_b = _dims(a), _dims(b)
-    shared_dims = set(dims_a) & set(dims_b)
-    values_differ = int(any(dims_a[d].isdisjoint(dims_b[d]) for d in shared_dims))
-    values_same = int(bool(shared_dims) and not values_differ)
-    one_sided_values = int(bool(dims_a) != bool(dims_b))
-    ids_a = set(t for t in ta if "_" in t or "-" in t.strip("-"))
-    ids_b = set(t for t in tb if "_" in t or "-" in t.strip("-"))
-    from .similarity import normalize, ratio
-    return [
-        1.0,
-        shared / float(small), shared / float(union), min(len(ta ^ tb), 8) / 8.0, min(shared, 5) / 5.0,
-        int(bool(a.scope and b.scope and a.scope.isdisjoint(b.scope))), int(bool(a.scope) != bool(b.scope)),
-        family_clash, family_same, negation_flip, int(a.polarity != b.polarity),
-        versions_differ, versions_same, values_differ, values_same, one_sided_values,
-        int(bool(both)), int(a.entities == b.entities and bool(a.entities)),
-        int(bool(ids_a and ids_b and ids_a.isdisjoint(ids_b))),
-        int(bool(_CJK.search(a.text + b.text))),
-        ratio(normalize(a.text), normalize(b.text)) / 100.0,
-        int(bool(a.subject & b.subject & v["concepts"])),
-    ]
-
-
-FEATURE_NAMES = ("bias", "overlap", "jaccard", "differ", "shared", "scope_disjoint", "scope_one_sided",
-                 "family_clash", "family_same", "negation_flip", "polarity_flip", "versions_differ",
-                 "versions_same", "values_differ", "values_same", "values_one_sided", "shared_entity",
-                 "same_entities", "identifiers_differ", "chinese", "text_ratio", "shared_concept")
-
-
-def pair_model():
-    if not _PAIR_MODEL:
-        import os
-        from .fastjson import loads
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pair_model.json")
-        try:
-            with open(path, encoding="utf-8") as fh:
-                _PAIR_MODEL.append(loads(fh.read()))
-        except (OSError, ValueError):
-            _PAIR_MODEL.append(None)
-    return _PAIR_MODEL[0]
-
-
-def pair_probabilities(features, model):
-    import math
-    scores = [sum(w * x for w, x in zip(model["weights"][label], features)) for label in PAIR_LABELS]
-    top = max(scores)
-    exp = [math.exp(s - top) for s in scores]
-    total = sum(exp)
-    return dict(zip(PAIR_LABELS, (e / total for e in exp)))
-
-
-def judge(a, b, extra=None, model=None):
-    """("conflict" | "duplicate" | None, probabilities) for two parsed facts: the learned model when
-    it is shipped, else the rules of relate()."""
-    model = model or pair_model()
-    if model is None:
-        verdict, _why = relate(a, b, extra)
-        return verdict, None
-    probs = pair_probabilities(pair_features(a, b, extra), model)
-    if probs["conflict"] >= model["conflict_threshold"]:
-        return "conflict", probs
-    if probs["paraphrase"] >= model["paraphrase_threshold"]:
-        return "duplicate", probs
-    return None, probs
-
-
-def train_pairs(rows, l2=0.01, epochs=400, rate=0.5):
-    """Multinomial logistic regression by full-batch gradient descent from zeros: deterministic.
-    rows: [(features, label)]."""
-    import math
-    n = len(rows[0][0])
-    weights = dict((label, [0.0] * n) for label in PAIR_LABELS)
-    for _ in range(epochs):
-        grads = dict((label, [0.0] * n) for label in PAIR_LABELS)
-        for x, label in rows:
-            scores = [sum(w * xi for w, xi in zip(weights[l], x)) for l in PAIR_LABELS]
-            top = max(scores)
-            exp = [math.exp(s - top) for s in scores]
-            total = sum(exp)
-            for l, e in zip(PAIR_LABELS, exp):
-                g = e / total - (1.0 if l == label else 0.0)
-                for i, xi in enumerate(x):
-                    grads[l][i] += g * xi
-        for l in PAIR_LABELS:
-            for i in range(n):
-                weights[l][i] -= rate * (grads[l][i] / len(rows) + l2 * weights[l][i])
-    return dict((l, [round(w, 5) for w in ws]) for l, ws in weights.items())
-
-
-# --- what record and review act on ---------------------------------------------------------------
-# Of relate()'s reasons, only these were precise on our tune pairs (no compatible pair refused for
-# families and versions; few for values with units and negation): plain numbers and percentages
-# without a unit were not, so they do not make a conflict here.
-PRECISE_DIMENSIONS = frozenset(("time", "size", "rate", "money", "frequency", "fps", "baud"))
-
-
-def precise_conflict(a, b, extra=None):
-    """The reason two parsed facts conflict, for the kinds of conflict the model is sure of, else
-    None: another member of an exclusive family, the same tool negated, another version of it, or
-    another quantity with a unit, for one subject and scope."""
-    verdict, why = relate(a, b, extra)
-    if verdict != "conflict":
-        return None
-    kind = why.split(":", 1)[0]
-    if kind in PRECISE_DIMENSIONS or "asserted in one" in why or kind in vocab(extra)["family_names"]:
-        return why
-    if " vs " in why and ":" not in why:  # "postgresql 14 vs 16"
-        return why
-    return None
+about, dims, families = _about, _dims, _families  # for judgement.py
 
 
 def search_terms(fact, extra=None):

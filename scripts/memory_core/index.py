@@ -10,8 +10,10 @@ Only writers refresh them, under the store lock; load_memory.py never writes.
                               signature: what a plain load reads (tab-separated, no json import)
   cache/clean.tsv             files (and the merged rows) already scanned and found free of
                               secrets, by signature, so loading need not scan them again
-  cache/dedup/<topic>/        one column per file (meta, ids, active, norms, negated), so a
-                              record appends a line to each instead of rewriting them
+  cache/dedup/<topic>/        one column per file (meta, ids, active, norms, negated, texts,
+                              keys), so a record appends a line to each instead of rewriting
+                              them; texts and keys let record judge a new fact against every
+                              topic by meaning without parsing any items.json
 """
 import os
 
@@ -293,10 +295,12 @@ def mark_clean(store, extra_patterns, rels):
 
 class DedupRows(object):
     """Every item of a topic as parallel columns: ids, active flags (a string of A/S), normalised
-    texts, and {row: text without negations} for the few rows that have a negation word."""
+    texts, {row: text without negations} for the few rows that have a negation word, and (when
+    read for judgement) the texts as written and their judgement keys (judgement.fact_keys)."""
 
-    def __init__(self, ids, active, norms, negated):
+    def __init__(self, ids, active, norms, negated, texts=None, keys=None):
         self.ids, self.active, self.norms, self.negated = ids, active, norms, negated
+        self.texts, self.keys = texts, keys
 
 
 _COLUMNS = ("ids", "norms")
@@ -315,16 +319,20 @@ def write_dedup_index(store, topic, sig, rows, plain):
     for name in _COLUMNS:
         column = getattr(rows, name)
         _write_cache(store, _dedup_rel(topic, name), ("".join(v + "\n" for v in column)).encode("utf-8"))
+    _write_cache(store, _dedup_rel(topic, "texts"), "".join(_escape(t) + "\n" for t in rows.texts or ()).encode("utf-8"))
+    _write_cache(store, _dedup_rel(topic, "keys"), "".join(" %s \n" % " ".join(k) for k in rows.keys or ()).encode("utf-8"))
     _write_cache(store, _dedup_rel(topic, "active"), rows.active.encode("ascii"))
     _write_cache(store, _dedup_rel(topic, "negated"),
                  "".join("%d\t%s\n" % pair for pair in sorted(rows.negated.items())).encode("utf-8"))
     _write_meta(store, topic, sig, len(rows.ids), plain)
 
 
-def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare):
+def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare, text, keys):
     """After a fast append: one line per column, then the meta that vouches for them."""
     for name, value in zip(_COLUMNS, (item_id, norm)):
         _write_cache(store, _dedup_rel(topic, name), (value + "\n").encode("utf-8"), append=True)
+    _write_cache(store, _dedup_rel(topic, "texts"), (_escape(text) + "\n").encode("utf-8"), append=True)
+    _write_cache(store, _dedup_rel(topic, "keys"), (" %s \n" % " ".join(keys)).encode("utf-8"), append=True)
     _write_cache(store, _dedup_rel(topic, "active"), b"A", append=True)
     if bare != norm:
         _write_cache(store, _dedup_rel(topic, "negated"), ("%d\t%s\n" % (count - 1, bare)).encode("utf-8"),
@@ -368,11 +376,40 @@ def read_dedup_index(store, topic, sig, want_ids=False):
     return DedupRows(ids, active, norms, negated)
 
 
+def read_judgement_rows(store, topic, sig):
+    """DedupRows with ids, active flags, texts as written and the keys text (one " k1 k2 \n" line
+    per row, searched as a whole), when the index matches the file; else None."""
+    rows = read_dedup_index(store, topic, sig, want_ids=True)
+    if rows is None:
+        return None
+    keys = _read_cache(store, _dedup_rel(topic, "keys"))
+    texts = _read_lines(store, topic, "texts")
+    if keys is None or texts is None or len(texts) != len(rows.ids) or keys.count("\n") != len(rows.ids):
+        return None
+    rows.texts, rows.keys = texts, keys
+    return rows
+
+
+def row_text(rows, row):
+    return _unescape(rows.texts[row])
+
+
 # --- writers' entry points ----------------------------------------------------------------------
+
+def _previous_keys(store, topic):
+    """{(id, text): keys} from the topic's last index, whatever file it was computed from, so a
+    rewrite of a large topic computes keys only for the facts that changed."""
+    ids, texts = _read_lines(store, topic, "ids"), _read_lines(store, topic, "texts")
+    keys = _read_lines(store, topic, "keys")
+    if not ids or texts is None or keys is None or not len(ids) == len(texts) == len(keys):
+        return {}
+    return dict(((i, t), k.split()) for i, t, k in zip(ids, texts, keys))
+
 
 def refresh_topic(store, topic, path, doc, items, merge=True):
     """Rebuild a topic's indexes from its parsed content (after a full write, or to warm a store).
     Call under the store lock."""
+    from .judgement import fact_keys
     from .similarity import normalize, without_negations
     try:
         sig = signature(path)
@@ -380,12 +417,16 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
         _write_topic_entry(store, topic, {"sig": sig, "active": count, "rows": rows})
         plain = set(doc) <= {"items", "schema", "topic"} and all(
             isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
-        dedup = DedupRows([], "", [], {})
+        dedup = DedupRows([], "", [], {}, [], [])
         if plain:
+            known = _previous_keys(store, topic)
             for row, it in enumerate(items):
                 norm = normalize(it["fact"])
                 dedup.ids.append(it["id"])
                 dedup.norms.append(norm)
+                dedup.texts.append(it["fact"])
+                found = known.get((it["id"], _escape(it["fact"])))
+                dedup.keys.append(found if found is not None else fact_keys(it["fact"]))
                 bare = without_negations(norm)
                 if bare != norm:
                     dedup.negated[row] = bare

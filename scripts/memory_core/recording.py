@@ -198,7 +198,16 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     daily_text = st.read_text(day_path)  # CorruptFile refuses the whole record
     memory_path = layer3_path(store)
     memory_md = st.read_text(memory_path) if promote else None
-    if write and not supersedes and not promote:
+    from . import matching
+    meant_dup, meant_conflicts = matching.matches(store, fact, skip_ids=set(supersedes), write=write)
+    if meant_conflicts and not keep_both:
+        first = meant_conflicts[0]
+        raise Refusal("the fact conflicts with %s in topic %s (%r): same subject and scope, another value or "
+                      "claim; nothing was written" % (first["id"], first["topic"], _shown(first["fact"], extra)),
+                      fix="if the new value replaces the old one, record with --supersedes %s; if both are true "
+                          "(another scope or subject), record with --keep-both" % first["id"],
+                      conflict_with=[dict(c, fact=_shown(c["fact"], extra)) for c in meant_conflicts])
+    if write and not supersedes and not promote and meant_dup is None and not meant_conflicts:
         new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)
         if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
             _mark_clean(store, extra, day_path)
@@ -223,6 +232,8 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         result["skipped"].append("%s: exact duplicate of %s" % (_rel(root, items_path), item_id))
     else:
         dup, conflicts = _near_matches(fact, [it for it in items if it.get("id") not in supersedes])
+        dup = dup if dup is not None else meant_dup
+        conflicts += [c for c in meant_conflicts if c["id"] not in set(it.get("id") for it in conflicts)]
         if dup is not None and replaced:
             raise Refusal("the new fact repeats %s (%r), so it cannot replace %s; nothing was written"
                           % (dup.get("id"), _shown(dup["fact"], extra), ", ".join(supersedes)),
@@ -359,8 +370,9 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
                                            b",\n    " + block.encode("utf-8") + tail[end:]])
     new_sig = index.signature(items_path)
     try:
+        from .judgement import fact_keys
         index.append_dedup_row(store, topic, new_sig, len(rows.norms) + 1, new_item["id"], norm,
-                               without_negations(norm))
+                               without_negations(norm), new_item["fact"], fact_keys(new_item["fact"]))
         index.add_newest(store, topic, sig, new_sig, new_item)
     except OSError:
         pass

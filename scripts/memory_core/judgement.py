@@ -1,0 +1,306 @@
+"""Judgement of two facts: "conflict" (one subject and scope, another value, choice or claim),
+"duplicate" (the same claim reworded) or None (both can stand).
+
+The fact model (facts.parse) reads each fact; pair_features() turns two parsed facts into numbers
+(subject overlap, what differs on each side, values, versions, exclusive choices, negation, change
+words, text likeness); a multinomial logistic regression, trained by
+evals/tools/train_pair_model.py on our own tune pairs, turns them into probabilities. Its weights
+and thresholds are data/pair_model.json. Deterministic pure Python; without the file, judge()
+falls back to facts.relate().
+"""
+import math
+import re
+
+from . import facts
+
+LABELS = ("compatible", "conflict", "paraphrase")
+_MODEL = []
+_RAW = re.compile(r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\d+)*[a-zA-Z%]*")
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+_CAPS = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*)(?![\w])")
+_NUM = re.compile(r"(?<![\w.])\$?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|m|万|千)?(?!\d)", re.I)
+_PREPARED = {}
+
+
+def _words(v):
+    """The judgement's extra vocabulary (predicate words, change markers, ...), prepared once."""
+    found = _PREPARED.get(id(v))
+    if found is None:
+        raw = facts.raw_vocab()
+        found = _PREPARED[id(v)] = {
+            "noise": frozenset(raw["predicate_words"]) | v["stopwords"],
+            "change": tuple(raw["change_markers"]),
+            "frequency": raw["frequency_words"],
+            "suffixes": raw["number_suffixes"],
+        }
+    return found
+
+
+def stem(word):
+    """A light stemmer that makes rotation/rotate/rotates one word."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    for suffix, instead in (("ations", "at"), ("ation", "at"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                            ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)] + instead
+            break
+    for suffix in ("ate", "at", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def _content(text, noise):
+    """The text's words in order, stemmed; None where a word is noise or holds a digit."""
+    out = []
+    for word in _RAW.findall(text):
+        word = word.lower()
+        out.append(None if word in noise or any(c.isdigit() for c in word) else stem(word))
+    return out
+
+
+def _value_tokens(text, frequency):
+    toks = set(w.lower().strip(".,") for w in _RAW.findall(text) if any(c.isdigit() for c in w))
+    toks.update("clock" + m.group() for m in re.finditer(r"\d{1,2}:\d{2}", text))
+    low = text.lower()
+    toks.update("every%d" % seconds for word, seconds in frequency.items() if word in low)
+    return toks
+
+
+def _names(text, known):
+    """CamelCase and all-caps names and `code` spans that the vocabulary does not know."""
+    out = set(m.group(1).lower() for m in _CAPS.finditer(text))
+    out.update(m.group(1).lower() for m in re.finditer(r"`([^`]+)`", text))
+    return out - known
+
+
+def _numbers(text, suffixes):
+    out = set()
+    for m in _NUM.finditer(text):
+        value = float(m.group(1).replace(",", ""))
+        if m.group(2):
+            value *= suffixes[m.group(2).lower()]
+        out.add(round(value, 6))
+    return out
+
+
+def _swapped_modifier(sa, sb):
+    """Words both texts share whose preceding content word differs and appears only on its side
+    (access tokens / refresh tokens): the sign of two things of one kind."""
+    wa, wb = set(x for x in sa if x), set(x for x in sb if x)
+    prev_a = dict((sa[i], sa[i - 1]) for i in range(1, len(sa)) if sa[i] and sa[i - 1])
+    prev_b = dict((sb[i], sb[i - 1]) for i in range(1, len(sb)) if sb[i] and sb[i - 1])
+    return sum(1 for w in set(prev_a) & set(prev_b)
+               if prev_a[w] != prev_b[w] and prev_a[w] not in wb and prev_b[w] not in wa)
+
+
+def _swapped_cjk(ra, rb):
+    """The same for Chinese: a shared character pair after different pairs."""
+    before_a = dict((ra[i:i + 2], ra[max(0, i - 2):i]) for i in range(2, len(ra) - 1))
+    before_b = dict((rb[i:i + 2], rb[max(0, i - 2):i]) for i in range(2, len(rb) - 1))
+    return sum(1 for g in set(before_a) & set(before_b)
+               if before_a[g] and before_b[g] and before_a[g] != before_b[g]
+               and before_a[g] not in rb and before_b[g] not in ra)
+
+
+def _has_change(text, markers):
+    low = text.lower()
+    return any((re.search(r"(?<![a-z])%s(?![a-z])" % re.escape(m), low) if m.isascii() else m in low)
+               for m in markers)
+
+
+def _skeleton(content, fact, v):
+    """What a fact is about with its values taken out: content words, concepts, scope, the tools
+    outside any family, and the families of the others."""
+    sk = set(w for w in content if w and w not in v["phrases"] and w not in v["generic"])
+    sk.update("C:" + c for c in fact.subject if c in v["concepts"])
+    sk.update("S:" + s for s in fact.scope)
+    for e in fact.entities:
+        family = v["family_of"].get(e)
+        sk.add("F:" + family if family else "E:" + e)
+    return sk
+
+
+def _base_features(a, b, v):
+    ta, tb = facts.about(a, v), facts.about(b, v)
+    ta.update(a.entities)
+    tb.update(b.entities)
+    shared, union, small = len(ta & tb), len(ta | tb) or 1, min(len(ta), len(tb)) or 1
+    fam_a, fam_b = facts.families(a, v), facts.families(b, v)
+    family_clash = family_same = 0
+    for family in set(fam_a) & set(fam_b):
+        pa, pb = fam_a[family] - a.negated, fam_b[family] - b.negated
+        family_clash = family_clash or int(bool(pa and pb and pa.isdisjoint(pb)))
+        family_same = family_same or int(bool(pa & pb))
+    both = a.entities & b.entities
+    dims_a, dims_b = facts.dims(a), facts.dims(b)
+    shared_dims = set(dims_a) & set(dims_b)
+    values_differ = int(any(dims_a[d].isdisjoint(dims_b[d]) for d in shared_dims))
+    ids_a = set(t for t in ta if "_" in t or "-" in t.strip("-"))
+    ids_b = set(t for t in tb if "_" in t or "-" in t.strip("-"))
+    from .similarity import normalize, ratio
+    return [
+        1.0, shared / float(small), shared / float(union), min(len(ta ^ tb), 8) / 8.0, min(shared, 5) / 5.0,
+        int(bool(a.scope and b.scope and a.scope.isdisjoint(b.scope))), int(bool(a.scope) != bool(b.scope)),
+        family_clash, family_same, int(any((e in a.negated) != (e in b.negated) for e in both)),
+        int(a.polarity != b.polarity),
+        int(any(a.versions.get(e) and b.versions.get(e) and a.versions[e] != b.versions[e] for e in both)),
+        int(any(a.versions.get(e) and a.versions.get(e) == b.versions.get(e) for e in both)),
+        values_differ, int(bool(shared_dims) and not values_differ), int(bool(dims_a) != bool(dims_b)),
+        int(bool(both)), int(a.entities == b.entities and bool(a.entities)),
+        int(bool(ids_a and ids_b and ids_a.isdisjoint(ids_b))), int(bool(_CJK.search(a.text + b.text))),
+        ratio(normalize(a.text), normalize(b.text)) / 100.0, int(bool(a.subject & b.subject & v["concepts"])),
+    ]
+
+
+def pair_features(a, b, extra=None):
+    """Numbers describing how two parsed facts relate (a: the older, b: the newer)."""
+    v = facts.vocab(extra)
+    w = _words(v)
+    base = _base_features(a, b, v)
+    ra, rb = a.text, b.text
+    sa, sb = _content(ra, w["noise"]), _content(rb, w["noise"])
+    wa, wb = set(x for x in sa if x), set(x for x in sb if x)
+    ua, ub = wa - wb, wb - wa
+    va, vb = _value_tokens(ra, w["frequency"]), _value_tokens(rb, w["frequency"])
+    known = v["spellings"].keys()
+    ca, cb = _names(ra, known), _names(rb, known)
+    ja, jb = "".join(_CJK.findall(ra)), "".join(_CJK.findall(rb))
+    pairs_a = set(ja[i:i + 2] for i in range(len(ja) - 1))
+    pairs_b = set(jb[i:i + 2] for i in range(len(jb) - 1))
+    cjk_overlap = len(pairs_a & pairs_b) / float(min(len(pairs_a), len(pairs_b))) if pairs_a and pairs_b else 0.0
+    swapped, swapped_cjk = _swapped_modifier(sa, sb), _swapped_cjk(ja, jb)
+    na, nb = _numbers(ra, w["suffixes"]), _numbers(rb, w["suffixes"])
+    ka, kb = _skeleton(sa, a, v), _skeleton(sb, b, v)
+    skel = len(ka & kb) / float(len(ka | kb) or 1)
+    skel_nested = int(bool(ka and kb and (ka <= kb or kb <= ka)))
+    tags_a, tags_b = set(t for t in va if re.search(r"[a-z]", t)), set(t for t in vb if re.search(r"[a-z]", t))
+    tags_differ = int(bool(tags_a and tags_b and tags_a.isdisjoint(tags_b)))
+    numbers_differ = int(bool(na and nb and na.isdisjoint(nb)))
+    values_differ = int(bool(numbers_differ or base[13] or tags_differ))
+    names_differ = int(bool(ca and cb and ca.isdisjoint(cb)))
+    differences = base[7] + base[13] + tags_differ + names_differ + int(swapped > 0) + int(swapped_cjk > 0)
+    return base + [
+        min(len(ua), 4) / 4.0, min(len(ub), 4) / 4.0, min(len(ua), len(ub), 3) / 3.0,
+        len(wa & wb) / float(min(len(wa), len(wb))) if wa and wb else 0.0,
+        min(swapped, 2) / 2.0, min(swapped_cjk, 3) / 3.0,
+        int(bool(va and vb and va.isdisjoint(vb))), int(bool(va and vb and not va.isdisjoint(vb))),
+        int(bool(va) != bool(vb)), names_differ, int(bool(ca & cb)),
+        int(_has_change(rb, w["change"])), int(_has_change(ra, w["change"])),
+        cjk_overlap, int(bool(ja) != bool(jb)),
+        numbers_differ, int(bool(na and nb and na == nb)), skel, skel_nested, values_differ * skel,
+        values_differ * skel_nested, int(differences >= 2), base[7] * base[13], tags_differ,
+        int(skel == 1.0), int(skel == 1.0) * (1 - values_differ),
+    ]
+
+
+def load():
+    """The shipped model ({"weights": {label: [...]}, "conflict_threshold", "duplicate_threshold"})
+    or None."""
+    if not _MODEL:
+        import os
+        from .fastjson import loads
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pair_model.json")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                model = loads(fh.read())
+            [model["weights"][label] for label in LABELS]  # noqa: B018 (a file without them is no model)
+            _MODEL.append(model)
+        except (OSError, ValueError, KeyError, TypeError):
+            _MODEL.append(None)
+    return _MODEL[0]
+
+
+def probabilities(features, weights):
+    scores = [sum(w * x for w, x in zip(weights[label], features)) for label in LABELS]
+    top = max(scores)
+    exp = [math.exp(s - top) for s in scores]
+    total = sum(exp)
+    return dict(zip(LABELS, (e / total for e in exp)))
+
+
+def judge(a, b, extra=None, model=None):
+    """("conflict" | "duplicate" | None, {label: probability} or None) for two parsed facts, a the
+    older. Without a shipped model, facts.relate() decides."""
+    model = model or load()
+    if model is None:
+        return facts.relate(a, b, extra)[0], None
+    probs = probabilities(pair_features(a, b, extra), model["weights"])
+    lang = "zh" if _CJK.search(a.text + b.text) else "en"
+    if probs["conflict"] >= model["conflict_threshold"][lang]:
+        return "conflict", probs
+    if probs["paraphrase"] >= model["duplicate_threshold"][lang]:
+        return "duplicate", probs
+    return None, probs
+
+
+def train(rows, l2=0.003, epochs=300, rate=0.5):
+    """{label: weights} from [(features, label)]: multinomial logistic regression by full-batch
+    gradient descent from zeros, so the same rows give the same weights."""
+    n = len(rows[0][0])
+    weights = dict((label, [0.0] * n) for label in LABELS)
+    for _ in range(epochs):
+        grads = dict((label, [0.0] * n) for label in LABELS)
+        for x, gold in rows:
+            probs = probabilities(x, weights)
+            for label in LABELS:
+                g = probs[label] - (1.0 if label == gold else 0.0)
+                row = grads[label]
+                for i, xi in enumerate(x):
+                    if xi:
+                        row[i] += g * xi
+        for label in LABELS:
+            w, g = weights[label], grads[label]
+            for i in range(n):
+                w[i] -= rate * (g[i] / len(rows) + l2 * w[i])
+    return dict((label, [round(x, 5) for x in ws]) for label, ws in weights.items())
+
+
+# --- finding the facts a new one must be judged against ------------------------------------------
+
+def fact_keys(text, extra=None):
+    """The words a fact is found by, without parsing it fully: "F:family" for a tool in an
+    exclusive family (so pnpm finds yarn), "E:tool" for others, "C:concept", and "W:word" for the
+    other content words of four letters or more; Chinese text adds its vocabulary phrases and
+    "J:" character pairs."""
+    v = facts.vocab(extra)
+    noise = _words(v)["noise"]
+    low = text.lower()
+    keys, words = set(), _RAW.findall(low)
+    i = 0
+    while i < len(words):
+        for n in range(min(v["max_words"], len(words) - i), 0, -1):
+            hit = v["phrases"].get(" ".join(words[i:i + n]))
+            if hit:
+                break
+        else:
+            n, hit = 1, None
+        if hit and hit[0] == "entity":
+            family = v["family_of"].get(hit[1])
+            keys.add("F:" + family if family else "E:" + hit[1])
+        elif hit and hit[0] == "concept":
+            keys.add("C:" + hit[1])
+        elif n == 1 and len(words[i]) >= 4 and words[i] not in noise and not any(c.isdigit() for c in words[i]):
+            keys.add("W:" + stem(words[i]))
+        i += n
+    for run in _CJK.findall(low):
+        for phrase in v["cjk_phrases"]:
+            if phrase in run:
+                kind, value = v["phrases"][phrase]
+                family = v["family_of"].get(value) if kind == "entity" else None
+                keys.add("F:" + family if family else ("E:" if kind == "entity" else "C:") + value)
+                run = run.replace(phrase, " ")
+        for part in run.split():
+            part = "".join(ch for ch in part if ch not in v["stopwords"])
+            keys.update("J:" + part[k:k + 2] for k in range(len(part) - 1))
+    return sorted(k for k in keys if " " not in k)
+
+
+STRONG = ("F:", "E:", "C:")
+MIN_SCORE, MAX_CANDIDATES = 3, 40
+
+
+def score(shared_keys):
+    """How strongly shared keys tie two facts: 3 for a tool, family or concept, 1 for a word."""
+    return sum(3 if k.startswith(STRONG) else 1 for k in shared_keys)
