@@ -292,7 +292,15 @@ def build_store(project, facts, topics, days, big_facts, seed, extra_facts):
     with open(memory_path, "wb") as fh:
         fh.write(memory_md.encode("utf-8"))
 
-    extra = [gen.next()[1] for _ in range(extra_facts)]
+    # The record benchmarks time recording a new fact, so a drawn fact that record would refuse as a
+    # conflict or skip as a duplicate (judged by meaning against the whole store) is drawn again.
+    from memory_core import matching
+    extra = []
+    while len(extra) < extra_facts:
+        text = gen.next()[1]
+        duplicate, conflicts = matching.matches(store, text, write=True)
+        if duplicate is None and not conflicts:
+            extra.append(text)
     typical = min(names, key=lambda t: abs(len(by_topic[t]) - TYPICAL_TOPIC_FACTS))
     stats = {"facts": facts, "topics": len(names), "big_topic_facts": big_facts, "daily_files": days,
              "typical_topic": typical, "typical_topic_facts": len(by_topic[typical]),

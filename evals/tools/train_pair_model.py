@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 from memory_core import facts, judgement  # noqa: E402
 
 OUT = os.path.join(REPO, "scripts", "memory_core", "data", "pair_model.json")
-CANDIDATES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+CANDIDATES = tuple(round(0.5 + 0.02 * i, 2) for i in range(24))  # 0.50 .. 0.96
 MAX_COMPATIBLE_REFUSED, MAX_COMPATIBLE_SKIPPED = 0.04, 0.03
 
 
@@ -37,8 +37,8 @@ def tune_rows():
             for line in fh:
                 if line.strip():
                     row = json.loads(line)
-                    features = judgement.pair_features(facts.parse(row["a"]), facts.parse(row["b"]))
-                    rows.append((features, row["label"], lang))
+                    features, signals = judgement.analyse(facts.parse(row["a"]), facts.parse(row["b"]))
+                    rows.append((features, row["label"], lang, signals))
     return rows
 
 
@@ -48,7 +48,7 @@ def cross_validated(rows):
     probs = [None] * len(rows)
     for k in range(5):
         held = set(order[k::5])
-        weights = judgement.train([(x, y) for i, (x, y, _l) in enumerate(rows) if i not in held])
+        weights = judgement.train([(x, y) for i, (x, y, _l, _s) in enumerate(rows) if i not in held])
         for i in held:
             probs[i] = judgement.probabilities(rows[i][0], weights)
     return probs
@@ -60,11 +60,11 @@ def rates(rows, probs, conflict_at, duplicate_at):
     for lang in ("en", "zh"):
         n = dict(conflict=0, compatible=0, paraphrase=0)
         hit = dict(recall=0, refused=0, skipped=0, caught=0)
-        for (_x, label, row_lang), p in zip(rows, probs):
+        for (_x, label, row_lang, signals), p in zip(rows, probs):
             if row_lang != lang:
                 continue
-            conflict = p["conflict"] >= conflict_at
-            duplicate = not conflict and p["paraphrase"] >= duplicate_at
+            verdict = judgement.decide(p, signals, lang, conflict_at, duplicate_at)
+            conflict, duplicate = verdict == "conflict", verdict == "duplicate"
             n[label] += 1
             hit["recall"] += label == "conflict" and conflict
             hit["refused"] += label == "compatible" and conflict
@@ -88,7 +88,7 @@ def main():
     model = {"about": "pair model of judgement.py (logistic regression); trained by evals/tools/train_pair_model.py",
              "conflict_threshold": conflict_at, "duplicate_threshold": duplicate_at,
              "features": len(rows[0][0]), "tune_pairs": len(rows),
-             "weights": judgement.train([(x, y) for x, y, _l in rows])}
+             "weights": judgement.train([(x, y) for x, y, _l, _s in rows])}
     blob = (json.dumps(model, sort_keys=True, indent=1) + "\n").encode("utf-8")
     if "--check" in sys.argv[1:]:
         with open(OUT, "rb") as fh:

@@ -320,7 +320,9 @@ def write_dedup_index(store, topic, sig, rows, plain):
         column = getattr(rows, name)
         _write_cache(store, _dedup_rel(topic, name), ("".join(v + "\n" for v in column)).encode("utf-8"))
     _write_cache(store, _dedup_rel(topic, "texts"), "".join(_escape(t) + "\n" for t in rows.texts or ()).encode("utf-8"))
-    _write_cache(store, _dedup_rel(topic, "keys"), "".join(" %s \n" % " ".join(k) for k in rows.keys or ()).encode("utf-8"))
+    keys_bytes = "".join(" %s \n" % " ".join(k) for k in rows.keys or ()).encode("utf-8")
+    _write_cache(store, _dedup_rel(topic, "keys"), keys_bytes)
+    _write_cache(store, _dedup_rel(topic, "postings"), _postings(rows.keys or (), len(keys_bytes)))
     _write_cache(store, _dedup_rel(topic, "active"), rows.active.encode("ascii"))
     _write_cache(store, _dedup_rel(topic, "negated"),
                  "".join("%d\t%s\n" % pair for pair in sorted(rows.negated.items())).encode("utf-8"))
@@ -376,22 +378,96 @@ def read_dedup_index(store, topic, sig, want_ids=False):
     return DedupRows(ids, active, norms, negated)
 
 
-def read_judgement_rows(store, topic, sig):
-    """DedupRows with ids, active flags, texts as written and the keys text (one " k1 k2 \n" line
-    per row, searched as a whole), when the index matches the file; else None."""
-    rows = read_dedup_index(store, topic, sig, want_ids=True)
-    if rows is None:
-        return None
-    keys = _read_cache(store, _dedup_rel(topic, "keys"))
-    texts = _read_lines(store, topic, "texts")
-    if keys is None or texts is None or len(texts) != len(rows.ids) or keys.count("\n") != len(rows.ids):
-        return None
-    rows.texts, rows.keys = texts, keys
-    return rows
+def _postings(keys, keys_bytes):
+    """The sorted inverted index of a topic's keys: a header "rows bytes" (rows and bytes of the
+    keys file it covers), then "key<TAB>row,row,..." lines in byte order, for binary search."""
+    rows_of = {}
+    for row, row_keys in enumerate(keys):
+        for key in row_keys:
+            rows_of.setdefault(key, []).append(row)
+    lines = sorted(("%s\t%s" % (k, ",".join(map(str, r)))).encode("utf-8") for k, r in rows_of.items())
+    return ("%d %d\n" % (len(keys), keys_bytes)).encode("ascii") + b"\n".join(lines)
 
 
-def row_text(rows, row):
-    return _unescape(rows.texts[row])
+def posting_rows(blob, key):
+    """Rows of key in a postings blob (its lines, header removed), by binary search."""
+    key = key.encode("utf-8") + b"\t"
+    lo, hi = 0, len(blob)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = blob.rfind(b"\n", lo, mid) + 1 or lo
+        end = blob.find(b"\n", start)
+        end = len(blob) if end < 0 else end
+        if blob[start:end] < key:
+            lo = end + 1
+        else:
+            hi = start
+    if not blob.startswith(key, lo):
+        return []
+    end = blob.find(b"\n", lo)
+    return [int(r) for r in blob[lo + len(key):len(blob) if end < 0 else end].split(b",")]
+
+
+class JudgementKeys(object):
+    """What matching needs of one topic: active flags, the postings snapshot and the keys lines
+    appended since (the tail), searched line by line."""
+
+    def __init__(self, active, postings, snapshot_rows, tail):
+        self.active, self.postings, self.snapshot_rows, self.tail = active, postings, snapshot_rows, tail
+
+    def rows(self, key):
+        found = posting_rows(self.postings, key) if self.postings is not None else []
+        needle = " %s " % key
+        found.extend(self.snapshot_rows + i for i, line in enumerate(self.tail) if needle in line)
+        return found
+
+
+def read_judgement_keys(store, topic, sig):
+    """JudgementKeys of the topic when its index matches the file, else None. Texts and ids are
+    read only for the rows a search finds (read_judgement_texts)."""
+    from . import safefs
+    if sig is None:
+        return None
+    meta = _read_cache(store, _dedup_rel(topic, "meta"))
+    try:
+        size, mtime, ino, count, plain = (int(v) for v in meta.split())
+    except (AttributeError, ValueError):
+        return None
+    if [size, mtime, ino] != sig or not plain:
+        return None
+    active = _read_cache(store, _dedup_rel(topic, "active"))
+    if active is None or len(active) != count:
+        return None
+    try:
+        blob = safefs.read_bytes(os.path.join(store, _dedup_rel(topic, "postings")), base=store)
+        head, _sep, blob = (blob or b"").partition(b"\n")
+        snapshot_rows, snapshot_bytes = (int(v) for v in head.split())
+    except (OSError, ValueError, safefs.CorruptFile):
+        blob, snapshot_rows, snapshot_bytes = None, 0, 0
+    try:  # only the keys lines appended since the snapshot (and the newline before them)
+        tail = safefs.read_bytes(os.path.join(store, _dedup_rel(topic, "keys")), base=store,
+                                 offset=max(0, snapshot_bytes - 1))
+        tail = tail.decode("utf-8") if tail is not None else None
+    except (OSError, UnicodeDecodeError, safefs.CorruptFile):
+        return None
+    if tail is None or snapshot_bytes and not tail.startswith("\n") or tail and not tail.endswith("\n"):
+        return None  # missing, torn, or a postings file from another keys file
+    tail = tail[1:].split("\n")[:-1] if snapshot_bytes else tail.split("\n")[:-1]
+    if snapshot_rows + len(tail) != count:
+        return None
+    return JudgementKeys(active, blob, snapshot_rows, tail)
+
+
+def read_judgement_texts(store, topic, count):
+    """(ids, texts escaped as stored: index.unescape gives one back) of a topic whose keys were
+    just read, or None when torn."""
+    ids, texts = _read_lines(store, topic, "ids"), _read_lines(store, topic, "texts")
+    if ids is None or texts is None or len(ids) != count or len(texts) != count:
+        return None
+    return ids, texts
+
+
+unescape, escape = _unescape, _escape
 
 
 # --- writers' entry points ----------------------------------------------------------------------

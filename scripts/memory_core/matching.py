@@ -3,59 +3,70 @@
 
 Candidates come from the judgement keys in each topic's dedup index (state/cache/dedup/<topic>/
 keys: one " key key " line per row), searched as text, so no items.json is parsed while the index
-matches its file. A stale or missing index is rebuilt from the file by a writer (under the store
-lock) and read without being written on a dry run. The strongest MAX_CANDIDATES candidates are
-parsed and judged; the rest are not looked at.
+matches its file. A key found in more than COMMON_KEY rows of the store says little and is dropped.
+A stale or missing index is rebuilt from the file by a writer (under the store lock), and computed
+in memory without being written on a dry run. The strongest judgement.MAX_CANDIDATES candidates
+are parsed and judged; the rest are not looked at.
 """
 from . import facts, index, judgement
 from . import store as st
 from .paths import topic_items_path
 
+COMMON_KEY = 300
 
-def _rows(store, topic, write):
+
+def _topic_keys(store, topic, write):
+    """(index.JudgementKeys, texts loader) of a topic, or None when it cannot be read."""
     path = topic_items_path(store, topic)
-    rows = index.read_judgement_rows(store, topic, index.signature(path))
-    if rows is not None:
-        return rows
-    try:
-        doc, items = st.read_topic(store, topic)
-    except st.StoreError:
-        return None  # check and review report the file; record reads it when it writes there
-    if write:
-        index.refresh_topic(store, topic, path, doc, items, merge=False)
-        rows = index.read_judgement_rows(store, topic, index.signature(path))
-        if rows is not None:
-            return rows
-    keys = "".join(" %s \n" % " ".join(judgement.fact_keys(it.get("fact", ""))) for it in items)
-    return index.DedupRows([it.get("id") for it in items],
-                           "".join("A" if it.get("status", "active") == "active" else "S" for it in items),
-                           None, {}, [index._escape(it.get("fact", "")) for it in items], keys)
+    found = index.read_judgement_keys(store, topic, index.signature(path))
+    if found is None:
+        try:
+            doc, items = st.read_topic(store, topic)
+        except st.StoreError:
+            return None  # check and review report the file; record reads it when it writes there
+        if write:
+            index.refresh_topic(store, topic, path, doc, items, merge=False)
+            found = index.read_judgement_keys(store, topic, index.signature(path))
+        if found is None:  # a dry run, or an index that cannot be written: computed in memory
+            active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
+            tail = [" %s " % " ".join(judgement.fact_keys(it.get("fact", ""))) for it in items]
+            return (index.JudgementKeys(active, None, 0, tail),
+                    lambda: ([it.get("id") for it in items], [index.escape(it.get("fact", "")) for it in items]))
+    return found, lambda: index.read_judgement_texts(store, topic, len(found.active))
 
 
 def candidates(store, text, skip_ids=(), write=True):
-    """[(score, topic, id, text)] of the active facts sharing the strongest keys with text."""
+    """[(strength, topic, id, text)] of the active facts sharing the strongest keys with text."""
     keys = judgement.fact_keys(text)
-    found = []
+    if not keys:
+        return []
+    topics = []
     for topic in st.list_topics(store):
-        rows = _rows(store, topic, write)
-        if rows is None:
+        found = _topic_keys(store, topic, write)
+        if found is not None:
+            topics.append((topic,) + found)
+    hits = dict((k, [(t, topic_keys.rows(k)) for t, topic_keys, _l in topics]) for k in keys)
+    common = set(k for k, per_topic in hits.items() if sum(len(rows) for _t, rows in per_topic) > COMMON_KEY)
+    found = []
+    for topic, topic_keys, load_texts in topics:
+        per_row = {}
+        for key, per_topic in hits.items():
+            if key in common:
+                continue
+            for t, rows in per_topic:
+                if t == topic:
+                    for row in rows:
+                        per_row.setdefault(row, []).append(key)
+        strong = [(judgement.score(keys_hit), row) for row, keys_hit in per_row.items()
+                  if topic_keys.active[row] == "A" and judgement.score(keys_hit) >= judgement.MIN_SCORE]
+        if not strong:
             continue
-        blob, shared = rows.keys, {}
-        for key in keys:
-            needle = " %s " % key
-            at = blob.find(needle)
-            while at >= 0:
-                shared.setdefault(at, []).append(key)
-                at = blob.find(needle, at + 1)
-        row, last, per_row = 0, 0, {}
-        for at in sorted(shared):
-            row += blob.count("\n", last, at)
-            last = at
-            per_row.setdefault(row, []).extend(shared[at])
-        for row, hits in per_row.items():
-            strength = judgement.score(hits)
-            if strength >= judgement.MIN_SCORE and rows.active[row] == "A" and rows.ids[row] not in skip_ids:
-                found.append((strength, topic, rows.ids[row], index.row_text(rows, row)))
+        texts = load_texts()
+        if texts is None:
+            continue
+        ids, facts_text = texts
+        found.extend((strength, topic, ids[row], index.unescape(facts_text[row])) for strength, row in strong
+                     if ids[row] not in skip_ids)
     found.sort(key=lambda c: (-c[0], c[1], c[2]))
     return found[:judgement.MAX_CANDIDATES]
 

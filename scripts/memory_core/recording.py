@@ -204,8 +204,9 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         first = meant_conflicts[0]
         raise Refusal("the fact conflicts with %s in topic %s (%r): same subject and scope, another value or "
                       "claim; nothing was written" % (first["id"], first["topic"], _shown(first["fact"], extra)),
-                      fix="if the new value replaces the old one, record with --supersedes %s; if both are true "
-                          "(another scope or subject), record with --keep-both" % first["id"],
+                      fix="if the new value replaces the old one, record with %s--supersedes %s; if both are true "
+                          "(another scope or subject), record with --keep-both"
+                          % ("" if first["topic"] == topic else "--topic %s " % first["topic"], first["id"]),
                       conflict_with=[dict(c, fact=_shown(c["fact"], extra)) for c in meant_conflicts])
     if write and not supersedes and not promote and meant_dup is None and not meant_conflicts:
         new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)

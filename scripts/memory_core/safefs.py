@@ -69,7 +69,9 @@ def check(path, base=None):
     nearest one registered with trust(), else its own parent)."""
     path = os.path.abspath(path)
     base = os.path.abspath(base) if base else (_base_of(path) or os.path.dirname(path))
-    rel = os.path.relpath(path, base)
+    # Both are absolute and normalised, so a prefix test is exact (os.path.relpath is slow).
+    rel = path[len(base) + 1:] if path.startswith(base + os.sep) and base != os.sep \
+        else os.path.relpath(path, base)
     if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
         raise UnsafePath(path, "is outside %s" % base, fix="give a path inside the project")
     info, cur = None, base
@@ -109,9 +111,9 @@ def _open(path, flags, mode=0o644, base=None):
     return fd
 
 
-def read_bytes(path, limit=READ_LIMIT, base=None):
-    """The bytes of a regular file, or None when it does not exist. UnsafePath for a link, a
-    special file, or more than limit bytes (which are never read)."""
+def read_bytes(path, limit=READ_LIMIT, base=None, offset=0):
+    """The bytes of a regular file (from offset on), or None when it does not exist. UnsafePath
+    for a link, a special file, or more than limit bytes (which are never read)."""
     try:
         fd = _open(path, os.O_RDONLY, base=base)
     except FileNotFoundError:
@@ -120,6 +122,9 @@ def read_bytes(path, limit=READ_LIMIT, base=None):
         raise CorruptFile(path, "is a folder, expected a file")
     try:
         size = os.fstat(fd).st_size
+        if offset:
+            os.lseek(fd, offset, os.SEEK_SET)
+            size = max(0, size - offset)
         if size > limit:
             raise UnsafePath(path, "is %d bytes, over the %d-byte limit" % (size, limit),
                              fix="shrink or remove the file; memory files are small")
