@@ -1,7 +1,7 @@
 """The fact model (scripts/memory_core/facts.py): values in base units, aliases, Chinese numerals,
-negation, and the relation of two facts. Work in progress for the judgement issue: record and
-review do not use it yet. The pair figures below are on the tune half only (in-sample); the blind
-half of evals/fixtures/judgement/ has not been scored and stays blind until the model is wired in."""
+negation, and the rule-based relation of two facts (relate(), which judgement.judge() falls back to
+without its model file). The learned pair model, its blind figures and record's use of it are in
+test_judgement.py. The figures below are the rules' on the tune half (in-sample)."""
 import collections
 import json
 import unittest
@@ -73,7 +73,7 @@ class RelateTest(unittest.TestCase):
 
 
 class TunePairsFigureTest(unittest.TestCase):
-    """Reports the in-sample figures on the tune half (no target asserted: the model is not done)."""
+    """Reports the rules' in-sample figures on the tune half (a floor, not a target)."""
 
     def test_report_tune_half(self):
         rows = []
@@ -91,7 +91,7 @@ class TunePairsFigureTest(unittest.TestCase):
             caught = (counts[(lang, "paraphrase", "duplicate")] + counts[(lang, "paraphrase", "conflict")]) / float(
                 total("paraphrase"))
             refused = counts[(lang, "compatible", "conflict")] / float(total("compatible"))
-            _support.report_metric("fact pairs tune (in-sample) %s" % lang,
+            _support.report_metric("fact rules tune (in-sample) %s" % lang,
                                    "conflict recall %.2f, paraphrases caught %.2f, compatible refused %.2f"
                                    % (conflict, caught, refused))
             self.assertGreater(conflict, 0.3)  # a floor against breaking the model, not the target
@@ -100,39 +100,3 @@ class TunePairsFigureTest(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 
-
-class PairModelTest(unittest.TestCase):
-    """The learned pair model's pieces (not shipped yet: no data/pair_model.json, so judge() falls
-    back to relate())."""
-
-    def test_features_have_their_names(self):
-        from memory_core.facts import FEATURE_NAMES, pair_features
-        features = pair_features(parse("The request timeout is 500 ms."), parse("Requests now time out after 800 ms."))
-        self.assertEqual(len(features), len(FEATURE_NAMES))
-        self.assertEqual(features[FEATURE_NAMES.index("values_differ")], 1)
-
-    def test_training_is_deterministic_and_learns(self):
-        from memory_core.facts import pair_probabilities, train_pairs
-        rows = [([1.0, 1.0, 0.0], "conflict"), ([1.0, 0.0, 1.0], "paraphrase"), ([1.0, 0.0, 0.0], "compatible")] * 5
-        first, second = train_pairs(rows, epochs=200), train_pairs(rows, epochs=200)
-        self.assertEqual(first, second)
-        probs = pair_probabilities([1.0, 1.0, 0.0], {"weights": first})
-        self.assertEqual(max(probs, key=probs.get), "conflict")
-
-    def test_judge_falls_back_to_the_rules(self):
-        from memory_core.facts import judge
-        verdict, probs = judge(parse("We use pnpm as the package manager."), parse("The repo uses yarn for installs."))
-        self.assertEqual((verdict, probs), ("conflict", None))
-
-
-class PreciseConflictTest(unittest.TestCase):
-    """facts.precise_conflict: the kinds of conflict the model is surest of (not wired into record:
-    see references/fact-model.md for why)."""
-
-    def test_kinds(self):
-        from memory_core.facts import precise_conflict
-        self.assertIn("package_manager", precise_conflict(parse("The repo uses yarn for installs."),
-                                                          parse("We use pnpm as the package manager.")))
-        self.assertIn("time", precise_conflict(parse("Requests time out after 800 ms."),
-                                               parse("The request timeout is 500 ms.")))
-        self.assertIsNone(precise_conflict(parse("Staging uses Postgres 15."), parse("Prod uses Postgres 16.")))

@@ -100,10 +100,13 @@ class DedupTest(_support.TempProject):
         code, out = self.record("The project uses pnpm for installs!", "--topic", "workflow")
         self.assertEqual((code, out["status"], out.get("duplicate_of")), (0, "duplicate", first["id"]))
 
-    def test_dedup_is_within_topic(self):
-        self.record("Cache entries expire after one hour", "--topic", "cache")
+    def test_dedup_is_across_topics(self):
+        # The judgement issue: a duplicate (or a conflict) is one whichever topic each side is in.
+        _c, first = self.record("Cache entries expire after one hour", "--topic", "cache")
         code, out = self.record("Cache entries expire after one hour", "--topic", "other")
-        self.assertEqual((code, out["status"]), (0, "recorded"))
+        self.assertEqual((code, out["status"], out["duplicate_of"]), (0, "duplicate", first["id"]))
+        self.assertFalse((self.store / "areas/topics/other/items.json").exists()
+                         and "expire" in (self.store / "areas/topics/other/items.json").read_text())
 
     def test_value_conflict_refused_then_keep_both(self):
         _c, first = self.record("The API timeout is 500ms", "--topic", "api")

@@ -19,7 +19,7 @@ class ReviewTest(_support.TempProject):
         self.record("Deploys go through the staging branch", "--topic", "deploy")
         self.record("deploys go through the staging branch!", "--topic", "ops")  # other topic: duplicate
         self.record("The frontend uses pnpm", "--topic", "tools")
-        self.record("The frontend uses npm", "--topic", "web")  # other topic: conflict
+        self.record("The frontend uses npm", "--topic", "web", "--keep-both")  # other topic: conflict
         self.record("Logs are kept for 30 days", "--topic", "ops")
 
     def test_reports_duplicates_and_conflicts_across_topics_and_writes_nothing(self):

@@ -74,11 +74,13 @@ def candidates(store, text, skip_ids=(), write=True):
 def matches(store, text, skip_ids=(), write=True, extra=None):
     """(duplicate or None, [conflicts]) as {"id", "topic", "fact", "confidence"} dicts, strongest
     first; text is the new fact."""
+    found_candidates = candidates(store, text, skip_ids, write)
+    for _s, topic, item_id, old_text in found_candidates:
+        if old_text == text:  # known verbatim: a duplicate, whatever else it conflicts with (those
+            return {"id": item_id, "topic": topic, "fact": old_text, "confidence": 1.0}, []  # are the store's)
     new = facts.parse(text, extra)
     duplicate, conflicts = None, []
-    for _strength, topic, item_id, old_text in candidates(store, text, skip_ids, write):
-        if old_text == text:
-            continue  # the exact repeat is record's own check
+    for _strength, topic, item_id, old_text in found_candidates:
         verdict, probs = judgement.judge(facts.parse(old_text, extra), new, extra)
         if verdict is None:
             continue

@@ -198,16 +198,9 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     daily_text = st.read_text(day_path)  # CorruptFile refuses the whole record
     memory_path = layer3_path(store)
     memory_md = st.read_text(memory_path) if promote else None
-    from . import matching
-    meant_dup, meant_conflicts = matching.matches(store, fact, skip_ids=set(supersedes), write=write)
-    if meant_conflicts and not keep_both:
-        first = meant_conflicts[0]
-        raise Refusal("the fact conflicts with %s in topic %s (%r): same subject and scope, another value or "
-                      "claim; nothing was written" % (first["id"], first["topic"], _shown(first["fact"], extra)),
-                      fix="if the new value replaces the old one, record with %s--supersedes %s; if both are true "
-                          "(another scope or subject), record with --keep-both"
-                          % ("" if first["topic"] == topic else "--topic %s " % first["topic"], first["id"]),
-                      conflict_with=[dict(c, fact=_shown(c["fact"], extra)) for c in meant_conflicts])
+    meant_dup, meant_conflicts = None, []
+    if not supersedes:  # with --supersedes, after the ids are checked (below)
+        meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra)
     if write and not supersedes and not promote and meant_dup is None and not meant_conflicts:
         new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)
         if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
@@ -219,6 +212,8 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     by_id = dict((it.get("id"), it) for it in items)
     existing = by_id.get(item_id)
     replaced = _check_supersedes(supersedes, by_id, item_id, topic)
+    if supersedes:
+        meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra)
     new_item = None
     if existing is not None and existing.get("status", "active") != "active":
         raise Refusal("this exact fact was recorded before as %s and is now %s (superseded by %s); "
@@ -302,6 +297,22 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     if result["written"]:
         _mark_clean(store, extra, day_path)
     return result
+
+
+def _judged(store, fact, topic, supersedes, keep_both, write, extra):
+    """(duplicate, conflicts) of the fact by meaning across every topic (matching.py); a conflict
+    refuses the record unless --keep-both."""
+    from . import matching
+    duplicate, conflicts = matching.matches(store, fact, skip_ids=set(supersedes), write=write)
+    if conflicts and not keep_both:
+        first = conflicts[0]
+        raise Refusal("the fact conflicts with %s in topic %s (%r): same subject and scope, another value or "
+                      "claim; nothing was written" % (first["id"], first["topic"], _shown(first["fact"], extra)),
+                      fix="if the new value replaces the old one, record with %s--supersedes %s; if both are true "
+                          "(another scope or subject), record with --keep-both"
+                          % ("" if first["topic"] == topic else "--topic %s " % first["topic"], first["id"]),
+                      conflict_with=[dict(c, fact=_shown(c["fact"], extra)) for c in conflicts])
+    return duplicate, conflicts
 
 
 def _shown(text, extra):

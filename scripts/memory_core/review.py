@@ -3,7 +3,9 @@ evidence and a proposed action. Reading writes nothing; applying named proposals
 that never deletes (supersede, or flag needs_review).
 
 Near-duplicate search is not quadratic: facts are sorted several ways and each is compared with its
-next few neighbours in every order (see candidate_pairs), plus facts sharing a rare word.
+next few neighbours in every order (see candidate_pairs), plus facts sharing a rare word. Then the
+judgement of record (judgement.py) runs over facts blocked by a shared tool, family or concept
+(find_meaning_pairs), so conflicts and paraphrases worded differently are found too.
 """
 import os
 
@@ -147,6 +149,53 @@ def find_pairs(active):
     return found
 
 
+MEANING_BLOCK = 40  # facts sharing a tool, family or concept are judged pairwise when they are this few
+
+
+def find_meaning_pairs(active, known_pairs=()):
+    """Conflicts and duplicates judged by meaning (judgement.py, as record judges a new fact),
+    blocked by a shared tool, family or concept: only facts in one block of at most MEANING_BLOCK
+    are paired, so the work is linear in the store for a bounded block size. The older fact of a
+    pair is read as the old value."""
+    from . import facts, judgement
+    blocks = {}
+    for index, fact in enumerate(active):
+        for key in judgement.fact_keys(fact["fact"]):
+            if key.startswith(judgement.STRONG):
+                blocks.setdefault(key, []).append(index)
+    order = sorted(range(len(active)), key=lambda i: (str(active[i].get("created_at") or ""), active[i]["id"]))
+    rank = dict((i, r) for r, i in enumerate(order))
+    pairs = set()
+    for members in blocks.values():
+        if 1 < len(members) <= MEANING_BLOCK:
+            for pos, a in enumerate(members):
+                for b in members[pos + 1:]:
+                    pairs.add((a, b) if rank[a] < rank[b] else (b, a))
+    parsed, found, seen = {}, [], set(frozenset(p) for p in known_pairs)
+    for old_i, new_i in sorted(pairs, key=lambda p: (rank[p[1]], rank[p[0]])):
+        older, newer = active[old_i], active[new_i]
+        if frozenset((older["id"], newer["id"])) in seen:
+            continue
+        for i in (old_i, new_i):
+            if i not in parsed:
+                parsed[i] = facts.parse(active[i]["fact"])
+        verdict, probs = judgement.judge(parsed[old_i], parsed[new_i])
+        if verdict is None:
+            continue
+        confidence = probs["conflict" if verdict == "conflict" else "paraphrase"] if probs else None
+        topics = "" if older["_topic"] == newer["_topic"] else " (topics %s, %s)" % (older["_topic"], newer["_topic"])
+        found.append({
+            "kind": verdict, "ids": [older["id"], newer["id"]],
+            "evidence": "%s by meaning%s%s: %r / %r" % (
+                "same claim reworded" if verdict == "duplicate" else "same subject, another value or claim",
+                "" if confidence is None else " (confidence %.2f)" % confidence, topics, older["fact"], newer["fact"]),
+            "action": {"op": "supersede", "old": older["id"], "new": newer["id"],
+                       "why": "the newer one replaces the older" if verdict == "conflict"
+                       else "keep one copy; the older is kept as superseded"},
+        })
+    return found
+
+
 def find_stale(root, store, active, stale_days, now_epoch):
     from .anchors import stale_anchors
     memory_md = ""
@@ -225,7 +274,9 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     for fact in active:
         fact["_norm"] = normalize(fact["fact"])
         fact["_bare"] = without_negations(fact["_norm"])
-    findings = (find_secrets_in_store(store, facts, extra_patterns) + find_pairs(active)
+    pairs = find_pairs(active)
+    findings = (find_secrets_in_store(store, facts, extra_patterns) + pairs
+                + find_meaning_pairs(active, [f["ids"] for f in pairs])
                 + find_stale(root, store, active, stale_days, int(time.time())))
     from .rendering import masked_line
     for finding in findings:
