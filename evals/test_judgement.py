@@ -4,9 +4,10 @@ record does with a conflict or a paraphrase in any topic.
 Data, all written by helpers who had not seen the code (evals/fixtures/judgement/):
 - pairs.{en,zh}.tune.jsonl: the pair model is trained on these (figures in-sample);
 - pairs.{en,zh}.blind.jsonl: scored once with the shipped model (round-2 helpers);
-- stores.{en,zh}.jsonl: realistic project memories (existing facts, then new facts labelled
-  conflict / duplicate / new), judged the way record judges: candidates by key from every topic,
-  then the pair model. Scored once with the shipped model.
+- stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
+  labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
+  topic, then the pair model. The thresholds were chosen on the tune stores (round 4); the blind
+  stores (round 5) were scored once with the shipped model.
 
 Targets of the judgement issue: conflict recall >= 0.80 (each language >= 0.75), compatible pairs
 refused <= 5%, paraphrases caught >= 0.60. The tests print every figure and guard the measured
@@ -25,8 +26,10 @@ from memory_core.similarity import fact_id
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
-PAIR_BLIND_FLOOR = {"en": (0.0, 1.0, 0.0), "zh": (0.0, 1.0, 0.0)}  # (recall min, compatible refused max, caught min)
-STORE_FLOOR = {"new_refused_max": 1.0, "new_skipped_max": 1.0, "conflict_recall_min": 0.0}
+# Measured: pairs EN 0.305 / 0.013 / 0.071, ZH 0.674 / 0.027 / 0.043; stores EN 0.176 refused, 0.025 new
+# refused, 0.000 skipped; ZH 0.382, 0.000, 0.000.
+PAIR_BLIND_FLOOR = {"en": (0.30, 0.02, 0.05), "zh": (0.65, 0.03, 0.04)}  # (recall min, compatible refused max, caught min)
+STORE_FLOOR = {"new_refused_max": 0.03, "new_skipped_max": 0.01, "conflict_recall_min": 0.17}
 
 
 def pair_figures(path):
@@ -75,8 +78,8 @@ def simulate_store(project, folder, topics=4):
     return out
 
 
-def store_figures(lang):
-    path = FIXTURES / ("stores.%s.jsonl" % lang)
+def store_figures(lang, half):
+    path = FIXTURES / ("stores.%s.%s.jsonl" % (lang, half))
     if not path.is_file():
         raise unittest.SkipTest("%s not present" % path)
     results = []
@@ -122,18 +125,23 @@ class PairFiguresTest(unittest.TestCase):
 
 
 class StoreFiguresTest(unittest.TestCase):
-    def test_stores(self):
+    def figures(self, half):
+        out = {}
         for lang in ("en", "zh"):
-            try:
-                f = store_figures(lang)
-            except unittest.SkipTest as skip:
-                print("stores %s: skipped (%s)" % (lang, skip))
-                continue
+            f = store_figures(lang, half)
             line = ("conflicts refused %.3f (on the right fact %.3f), duplicates caught %.3f, new facts refused %.3f, "
                     "new facts skipped %.3f (%s)" % (f["conflict_recall"], f["conflict_on_target"],
                                                      f["duplicates_caught"], f["new_refused"], f["new_skipped"], f["n"]))
-            print("stores %s: %s" % (lang, line))
-            _support.report_metric("stores %s" % lang, line)
+            print("stores %s %s: %s" % (lang, half, line))
+            _support.report_metric("stores %s %s" % (lang, half), line)
+            out[lang] = (f, line)
+        return out
+
+    def test_tune_stores_in_sample(self):
+        self.figures("tune")  # the thresholds were chosen on these: reported, not asserted
+
+    def test_blind_stores(self):
+        for f, line in self.figures("blind").values():
             self.assertLessEqual(f["new_refused"], STORE_FLOOR["new_refused_max"], line)
             self.assertLessEqual(f["new_skipped"], STORE_FLOOR["new_skipped_max"], line)
             self.assertGreaterEqual(f["conflict_recall"], STORE_FLOOR["conflict_recall_min"], line)
@@ -202,3 +210,17 @@ class RecordJudgesByMeaningTest(_support.TempProject):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ConfigVocabularyTest(_support.TempProject):
+    """config.yaml's fact_model section extends the vocabulary record and review judge with."""
+
+    def test_a_family_member_from_config_makes_a_conflict(self):
+        code, out = self.record("The primary database is Postgres.", "--topic", "db")
+        self.assertEqual(code, 0, out)
+        code, out = self.record("The primary database is acmedb now.", "--topic", "db", "--dry-run")
+        self.assertEqual(code, 0, out)  # acmedb is unknown: not judged a database
+        (self.store / "config.yaml").write_text("fact_model:\n  families:\n    database: [acmedb]\n", "utf-8")
+        code, out = self.record("The primary database is acmedb now.", "--topic", "db")
+        self.assertEqual(code, 1, out)
+        self.assertTrue(out["conflict_with"], out)

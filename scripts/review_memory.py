@@ -50,11 +50,12 @@ def main():
             for e in events or [{"time": "-", "op": "no logged change", "topic": "", "source": ""}]:
                 print("%s  %-16s %s %s" % (e["time"], e["op"], e.get("topic", ""), e.get("source", "")))
         return 0
-    from memory_core.config import extra_secret_patterns, read_config
+    from memory_core.config import extra_secret_patterns, fact_model_extra, read_config
     config, notes = read_config(store, strict=bool(args.apply and args.confirm))
     patterns = extra_secret_patterns(config)
     if args.apply and args.confirm:
-        applied = review.apply_proposals(root, store, args.apply, extra_patterns=patterns)
+        applied = review.apply_proposals(root, store, args.apply, extra_patterns=patterns,
+                                         vocab=fact_model_extra(config))
         result = {"ok": True, "action": "review-apply", "written": applied, "next": "run review again"}
         if any("masked in place" in line for line in applied):
             result["git_history"] = review.GIT_HISTORY_NOTE
@@ -66,7 +67,8 @@ def main():
             if result.get("git_history"):
                 print("note:    " + result["git_history"])
         return 0
-    report = review.run_review(root, store, topics, args.stale_days, args.superseded, extra_patterns=patterns)
+    report = review.run_review(root, store, topics, args.stale_days, args.superseded, extra_patterns=patterns,
+                               vocab=fact_model_extra(config))
     report["notes"] = notes
     findings = report["findings"]
     if args.apply:  # without --confirm: show what would change

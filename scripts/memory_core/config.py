@@ -117,3 +117,19 @@ def extra_secret_patterns(config):
         if isinstance(entry, dict) and isinstance(entry.get("regex"), str):
             found.append((str(entry.get("kind") or "custom"), entry["regex"]))
     return found
+
+
+def fact_model_extra(config):
+    """{"aliases": {name: [spellings]}, "families": {family: [members]}, "concepts": {concept: [words]}}
+    from config.yaml's fact_model section (references/fact-model.md), or None; entries that are not a
+    name with a list of strings are ignored."""
+    section = config.get("fact_model") if isinstance(config.get("fact_model"), dict) else {}
+    out = {}
+    for part in ("aliases", "families", "concepts"):
+        table = section.get(part)
+        if isinstance(table, dict):
+            clean = dict((str(k), [str(w) for w in v if isinstance(w, (str, int))])
+                         for k, v in table.items() if isinstance(v, list))
+            if clean:
+                out[part] = clean
+    return out or None

@@ -5,7 +5,7 @@ import os
 
 from . import index
 from . import store as st
-from .config import extra_secret_patterns, read_config
+from .config import extra_secret_patterns, fact_model_extra, read_config
 from .paths import LAYER3_FILE, StoreError, daily_path, layer3_path, topic_error, topic_items_path
 from .provenance import content_hash, log_change
 from .similarity import compare, fact_id, near_candidates, normalize, rapidfuzz_installed, without_negations
@@ -93,6 +93,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
     result["notes"].extend(notes)
     fact, source = _screen_secrets(fact, source, redact, config, result)
     extra = extra_secret_patterns(config)
+    vocab = fact_model_extra(config)
     category = _classify(fact, config, extra, category, force_surface or None, inferred, result)
     if anchors:
         from .anchors import make_anchors
@@ -103,7 +104,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
 
     if dry_run:
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
-                               keep_both, supersedes, result, extra, anchors, write=False)
+                               keep_both, supersedes, result, extra, anchors, write=False, vocab=vocab)
     if not os.path.isdir(store):
         _check_creatable(root, store)
     with st.StoreLock(store):
@@ -114,7 +115,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
             result["written"].extend(_rel(root, os.path.join(store, c)) for c in created)
             result["notes"].append("created a new store from the template")
         return _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote,
-                               keep_both, supersedes, result, extra, anchors, write=True)
+                               keep_both, supersedes, result, extra, anchors, write=True, vocab=vocab)
 
 
 FORCEABLE = ("todo", "procedure", "ephemeral", "speculation")
@@ -191,7 +192,7 @@ def _screen_secrets(fact, source, redact, config, result):
 
 
 def _plan_and_write(root, store, fact, item_id, topic, category, source, inferred, promote, keep_both,
-                    supersedes, result, extra, anchors, write):
+                    supersedes, result, extra, anchors, write, vocab=None):
     now = st.utc_now()
     items_path = topic_items_path(store, topic)
     day_path = daily_path(store, now.strftime("%Y-%m-%d"))
@@ -200,7 +201,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     memory_md = st.read_text(memory_path) if promote else None
     meant_dup, meant_conflicts = None, []
     if not supersedes:  # with --supersedes, after the ids are checked (below)
-        meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra)
+        meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra, vocab)
     if write and not supersedes and not promote and meant_dup is None and not meant_conflicts:
         new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)
         if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
@@ -213,7 +214,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     existing = by_id.get(item_id)
     replaced = _check_supersedes(supersedes, by_id, item_id, topic)
     if supersedes:
-        meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra)
+        meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra, vocab)
     new_item = None
     if existing is not None and existing.get("status", "active") != "active":
         raise Refusal("this exact fact was recorded before as %s and is now %s (superseded by %s); "
@@ -299,11 +300,11 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     return result
 
 
-def _judged(store, fact, topic, supersedes, keep_both, write, extra):
-    """(duplicate, conflicts) of the fact by meaning across every topic (matching.py); a conflict
-    refuses the record unless --keep-both."""
+def _judged(store, fact, topic, supersedes, keep_both, write, extra, vocab=None):
+    """(duplicate, conflicts) of the fact by meaning across every topic (matching.py, with
+    config.yaml's fact_model additions); a conflict refuses the record unless --keep-both."""
     from . import matching
-    duplicate, conflicts = matching.matches(store, fact, skip_ids=set(supersedes), write=write)
+    duplicate, conflicts = matching.matches(store, fact, skip_ids=set(supersedes), write=write, extra=vocab)
     if conflicts and not keep_both:
         first = conflicts[0]
         raise Refusal("the fact conflicts with %s in topic %s (%r): same subject and scope, another value or "

@@ -152,7 +152,7 @@ def find_pairs(active):
 MEANING_BLOCK = 40  # facts sharing a tool, family or concept are judged pairwise when they are this few
 
 
-def find_meaning_pairs(active, known_pairs=()):
+def find_meaning_pairs(active, known_pairs=(), vocab=None):
     """Conflicts and duplicates judged by meaning (judgement.py, as record judges a new fact),
     blocked by a shared tool, family or concept: only facts in one block of at most MEANING_BLOCK
     are paired, so the work is linear in the store for a bounded block size. The older fact of a
@@ -160,7 +160,7 @@ def find_meaning_pairs(active, known_pairs=()):
     from . import facts, judgement
     blocks = {}
     for index, fact in enumerate(active):
-        for key in judgement.fact_keys(fact["fact"]):
+        for key in judgement.fact_keys(fact["fact"], vocab):
             if key.startswith(judgement.STRONG):
                 blocks.setdefault(key, []).append(index)
     order = sorted(range(len(active)), key=lambda i: (str(active[i].get("created_at") or ""), active[i]["id"]))
@@ -178,8 +178,8 @@ def find_meaning_pairs(active, known_pairs=()):
             continue
         for i in (old_i, new_i):
             if i not in parsed:
-                parsed[i] = facts.parse(active[i]["fact"])
-        verdict, probs = judgement.judge(parsed[old_i], parsed[new_i])
+                parsed[i] = facts.parse(active[i]["fact"], vocab)
+        verdict, probs = judgement.judge(parsed[old_i], parsed[new_i], vocab)
         if verdict is None:
             continue
         confidence = probs["conflict" if verdict == "conflict" else "paraphrase"] if probs else None
@@ -266,7 +266,7 @@ def _kinds(hits, lines=False):
 
 
 def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False,
-               extra_patterns=()):
+               extra_patterns=(), vocab=None):
     import time
     facts, problems = collect(store, topics)
     active = [f for f in facts if f.get("status", "active") == "active" and not f.get("needs_review")]
@@ -276,7 +276,7 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
         fact["_bare"] = without_negations(fact["_norm"])
     pairs = find_pairs(active)
     findings = (find_secrets_in_store(store, facts, extra_patterns) + pairs
-                + find_meaning_pairs(active, [f["ids"] for f in pairs])
+                + find_meaning_pairs(active, [f["ids"] for f in pairs], vocab)
                 + find_stale(root, store, active, stale_days, int(time.time())))
     from .rendering import masked_line
     for finding in findings:
@@ -297,12 +297,12 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     return report
 
 
-def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=()):
+def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=(), vocab=None):
     """Apply the named proposals of a fresh review in one locked step; returns what changed."""
     from .provenance import content_hash, log_change
     with st.StoreLock(store):
         st.preflight(store)
-        report = run_review(root, store, extra_patterns=extra_patterns)
+        report = run_review(root, store, extra_patterns=extra_patterns, vocab=vocab)
         by_id = dict((f["proposal"], f) for f in report["findings"])
         missing = [p for p in proposal_ids if p not in by_id]
         if missing:
