@@ -8,10 +8,14 @@ Targets (issue "Judgement"): durable facts falsely refused <= 3%, non-durable re
 macro-F1 >= 0.85 (coarse: the four durable surfaces count as one). The test prints every figure and
 guards the measured blind level; references/classification.md says which targets are met."""
 import json
+import sys
 import unittest
 
 import _support
 from memory_core.classification import DURABLE, gate
+
+sys.path.insert(0, str(_support.REPO / "evals" / "tools"))
+from train_surface_model import macro_f1  # noqa: E402 (one definition, shared with the trainer)
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured blind level (see the module docstring): a regression floor, not the targets.
@@ -26,18 +30,6 @@ def load(half):
             raise unittest.SkipTest("%s not present" % path)
         rows.extend(json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip())
     return rows
-
-
-def macro_f1(labels, preds):
-    scores = []
-    for s in sorted(set(labels)):
-        tp = sum(1 for a, b in zip(labels, preds) if a == s == b)
-        fp = sum(1 for a, b in zip(labels, preds) if a != s and b == s)
-        fn = sum(1 for a, b in zip(labels, preds) if a == s and b != s)
-        p = tp / float(tp + fp) if tp + fp else 0.0
-        r = tp / float(tp + fn) if tp + fn else 0.0
-        scores.append(2 * p * r / (p + r) if p + r else 0.0)
-    return sum(scores) / len(scores)
 
 
 def measure(rows):

@@ -349,10 +349,9 @@ def _read_lines(store, topic, name):
     return text.split("\n")[:-1]
 
 
-def read_dedup_index(store, topic, sig, want_ids=False):
-    """DedupRows of the topic when the index matches the file, its columns are complete, and the
-    file is plain (only items/schema/topic at the top, so a new item can be spliced in); else
-    None. Ids are read only on request: a fast append compares normalised texts."""
+def _plain_count(store, topic, sig):
+    """The row count the topic's dedup meta vouches for, when it was computed from the file with
+    this signature and the file is plain; else None."""
     if sig is None:
         return None
     meta = _read_cache(store, _dedup_rel(topic, "meta"))
@@ -360,7 +359,15 @@ def read_dedup_index(store, topic, sig, want_ids=False):
         size, mtime, ino, count, plain = (int(v) for v in meta.split())
     except (AttributeError, ValueError):
         return None
-    if [size, mtime, ino] != sig or not plain:
+    return count if [size, mtime, ino] == sig and plain else None
+
+
+def read_dedup_index(store, topic, sig, want_ids=False):
+    """DedupRows of the topic when the index matches the file, its columns are complete, and the
+    file is plain (only items/schema/topic at the top, so a new item can be spliced in); else
+    None. Ids are read only on request: a fast append compares normalised texts."""
+    count = _plain_count(store, topic, sig)
+    if count is None:
         return None
     active = _read_cache(store, _dedup_rel(topic, "active"))
     norms = _read_lines(store, topic, "norms")
@@ -391,21 +398,9 @@ def _postings(keys, keys_bytes):
 
 def posting_rows(blob, key):
     """Rows of key in a postings blob (its lines, header removed), by binary search."""
-    key = key.encode("utf-8") + b"\t"
-    lo, hi = 0, len(blob)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        start = blob.rfind(b"\n", lo, mid) + 1 or lo
-        end = blob.find(b"\n", start)
-        end = len(blob) if end < 0 else end
-        if blob[start:end] < key:
-            lo = end + 1
-        else:
-            hi = start
-    if not blob.startswith(key, lo):
-        return []
-    end = blob.find(b"\n", lo)
-    return [int(r) for r in blob[lo + len(key):len(blob) if end < 0 else end].split(b",")]
+    from .sortedlines import find
+    found = find(blob, key)
+    return [int(r) for r in found.split(b",")] if found else []
 
 
 class JudgementKeys(object):
@@ -426,14 +421,8 @@ def read_judgement_keys(store, topic, sig):
     """JudgementKeys of the topic when its index matches the file, else None. Texts and ids are
     read only for the rows a search finds (read_judgement_texts)."""
     from . import safefs
-    if sig is None:
-        return None
-    meta = _read_cache(store, _dedup_rel(topic, "meta"))
-    try:
-        size, mtime, ino, count, plain = (int(v) for v in meta.split())
-    except (AttributeError, ValueError):
-        return None
-    if [size, mtime, ino] != sig or not plain:
+    count = _plain_count(store, topic, sig)
+    if count is None:
         return None
     active = _read_cache(store, _dedup_rel(topic, "active"))
     if active is None or len(active) != count:

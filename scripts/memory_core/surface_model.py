@@ -69,21 +69,9 @@ def _row(model, feature):
     cache = model["cache"]
     if feature in cache:
         return cache[feature]
-    blob, key = model["blob"], feature.encode("utf-8") + b"\t"
-    lo, hi = 0, len(blob)  # lo and hi are line starts; the first line >= key starts in [lo, hi]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        start = blob.rfind(b"\n", lo, mid) + 1 or lo
-        end = blob.find(b"\n", start)
-        end = len(blob) if end < 0 else end
-        if blob[start:end] < key:
-            lo = end + 1
-        else:
-            hi = start
-    row = None
-    if blob.startswith(key, lo):
-        end = blob.find(b"\n", lo)
-        row = [float(x) for x in blob[lo + len(key):len(blob) if end < 0 else end].split(b",")]
+    from .sortedlines import find
+    found = find(model["blob"], feature)
+    row = [float(x) for x in found.split(b",")] if found is not None else None
     cache[feature] = row
     return row
 
