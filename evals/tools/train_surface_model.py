@@ -5,9 +5,11 @@ labelled data, and write its weights to scripts/memory_core/data/surface_model.t
 Training data: evals/fixtures/classification.jsonl and the TUNE halves of
 evals/fixtures/judgement/classify.{en,zh}.tune.jsonl. The blind halves are never read here.
 Deterministic: the same data gives the same bytes. Prints a 5-fold cross-validated figure of the
-whole gate on the tune half at several refusal thresholds. classification.GATE_REFUSE is the lowest
-of them whose cross-validated durable-refused rate is at most 0.02: a margin under the 0.03 target,
-because cross-validation was optimistic by about 0.01 against the round-2 blind set.
+whole gate on the tune half over a grid of its two thresholds (classification.GATE_REFUSE where
+the rules read a non-durable surface, GATE_OVERRULE where they read a durable one); the shipped pair
+is the one with the best coarse macro-F1 among those whose cross-validated durable-refused rate is
+at most 0.02, a margin under the 0.03 target (cross-validation was optimistic by about 0.01 against
+the round-2 blind set).
 
   python3 evals/tools/train_surface_model.py [--check]   (--check: exit 1 if the file would change)
 """
@@ -21,10 +23,13 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
 from memory_core import surface_model  # noqa: E402
-from memory_core.classification import DURABLE, GATE_REFUSE, classify, gate  # noqa: E402
+from memory_core.classification import DURABLE, GATE_OVERRULE, GATE_REFUSE, classify, refuses  # noqa: E402
 
 SETTINGS = {"epochs": 25, "rate": 0.2, "l2": 1e-4, "min_count": 1, "keep": 0.01}
-THRESHOLDS = (0.8, 0.85, 0.9, 0.93, 0.95)
+REFUSE_AT = (0.8, 0.85, 0.9, 0.93, 0.95)
+OVERRULE_AT = (0.9, 0.93, 0.95, 0.97, 0.99, 1.01)
+MAX_DURABLE_REFUSED = 0.02
+OVERRULE_MARGIN = 0.03
 OUT = os.path.join(REPO, "scripts", "memory_core", "data", "surface_model.tsv")
 
 
@@ -59,36 +64,40 @@ def macro_f1(labels, preds):
     return sum(scores) / len(scores)
 
 
-def cross_validate(data, feats, tune_from, thresholds):
-    """{threshold: (durable refused, non-durable refused, coarse macro-F1)}: 5 folds over the
-    judgement tune rows (the old fixture always trains), the gate run with each refusal threshold."""
-    from memory_core import classification
+def cross_validate(data, feats, tune_from):
+    """[(label, rule surface, {surface: probability})] of every judgement tune row, each predicted by a
+    model trained without its fold (5 folds; the old fixture always trains)."""
     order = list(range(tune_from, len(data)))
     random.Random(7).shuffle(order)
-    runs = dict((t, ([], [], [])) for t in thresholds)
-    saved = classification.GATE_REFUSE
-    try:
-        for k in range(5):
-            held = set(order[k::5])
-            model = surface_model.train([f for i, f in enumerate(feats) if i not in held], **SETTINGS)
-            for t in thresholds:
-                classification.GATE_REFUSE = t
-                labels, preds, refused = runs[t]
-                for i in sorted(held):
-                    verdict = gate(data[i][0], model=model)
-                    labels.append(data[i][1])
-                    preds.append(verdict["looks_like"] if verdict["refuse"] else verdict["surface"])
-                    refused.append(verdict["refuse"])
-    finally:
-        classification.GATE_REFUSE = saved
-    coarse = lambda s: "durable" if s in DURABLE else s
-    out = {}
-    for t, (labels, preds, refused) in runs.items():
-        durable = [r for l, r in zip(labels, refused) if l in DURABLE]
-        other = [r for l, r in zip(labels, refused) if l not in DURABLE]
-        out[t] = (sum(durable) / float(len(durable)), sum(other) / float(len(other)),
-                  macro_f1([coarse(l) for l in labels], [coarse(p) for p in preds]))
+    out = []
+    for k in range(5):
+        held = set(order[k::5])
+        model = surface_model.train([f for i, f in enumerate(feats) if i not in held], **SETTINGS)
+        for i in sorted(held):
+            surface = classify(data[i][0])["surface"]
+            out.append((data[i][1], surface, surface_model.predict(data[i][0], model, rule_surface=surface)[0]))
     return out
+
+
+def gate_figures(predicted, refuse_at, overrule_at):
+    """(durable refused, non-durable refused, coarse macro-F1) of the gate with these thresholds."""
+    labels, preds, refused = [], [], []
+    for label, surface, probs in predicted:
+        other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
+        if surface == "secret":
+            refuse, pred = True, "secret"
+        elif refuses(surface, sum(other.values()), refuse_at, overrule_at):
+            refuse, pred = True, max(other, key=other.get)
+        else:
+            refuse, pred = False, surface if surface in DURABLE else "fact"
+        labels.append(label)
+        preds.append(pred)
+        refused.append(refuse)
+    coarse = lambda s: "durable" if s in DURABLE else s
+    durable = [r for l, r in zip(labels, refused) if l in DURABLE]
+    other = [r for l, r in zip(labels, refused) if l not in DURABLE]
+    return (sum(durable) / float(len(durable)), sum(other) / float(len(other)),
+            macro_f1([coarse(l) for l in labels], [coarse(p) for p in preds]))
 
 
 def main():
@@ -104,9 +113,19 @@ def main():
     with open(OUT, "wb") as fh:
         fh.write(blob)
     print("wrote %s (%d bytes, %d training rows)" % (os.path.relpath(OUT, REPO), len(blob), len(data)))
-    print("5-fold CV on the tune half (threshold: durable refused, non-durable refused, coarse macro-F1):")
-    for t, (dr, nr, f1) in sorted(cross_validate(data, feats, tune_from, THRESHOLDS).items()):
-        print("  %.2f: %.3f  %.3f  %.3f%s" % (t, dr, nr, f1, "  <- GATE_REFUSE" if t == GATE_REFUSE else ""))
+    predicted = cross_validate(data, feats, tune_from)
+    # Overruling the rules needs more certainty than agreeing with them (a fact the rules read as
+    # durable was refused at 0.911 in the Codex end-to-end test: "labelled zebrafactd7c6e2457c in
+    # the changelog"): the overrule threshold is at least OVERRULE_MARGIN above the other.
+    grid = [(r, o) for r in REFUSE_AT for o in OVERRULE_AT if o >= r + OVERRULE_MARGIN - 1e-9]
+    figures = dict((pair, gate_figures(predicted, *pair)) for pair in grid)
+    best = max((pair for pair in grid if figures[pair][0] <= MAX_DURABLE_REFUSED),
+               key=lambda pair: (round(figures[pair][2], 3), pair))
+    print("5-fold CV on the tune half (refuse at, overrule at: durable refused, non-durable refused, coarse "
+          "macro-F1); best within durable refused <= %.2f: %s" % (MAX_DURABLE_REFUSED, best))
+    for pair in grid:
+        print("  %.2f %.2f: %.3f  %.3f  %.3f%s" % (pair + figures[pair] + (
+            "  <- shipped" if pair == (GATE_REFUSE, GATE_OVERRULE) else "",)))
     return 0
 
 

@@ -28,9 +28,11 @@ PRECEDENCE = ("secret", "speculation", "todo", "procedure", "ephemeral", "decisi
 REFUSED_SURFACES = ("todo", "procedure", "ephemeral", "speculation", "secret")
 DURABLE = ("fact", "decision", "convention", "preference")
 # The calibrated gate (gate()): refuse when the model (which has the rules' verdict among its
-# features) gives the non-durable surfaces together at least GATE_REFUSE. Chosen by 5-fold
-# cross-validation on our tune data (evals/tools/train_surface_model.py).
-GATE_REFUSE = 0.9
+# features) gives the non-durable surfaces together at least GATE_REFUSE where the rules read a
+# non-durable surface too, or GATE_OVERRULE where the rules read a durable one (the model alone
+# overrules them: "labelled zebrafactd7c6 in the changelog" must not read as a log line). Chosen by
+# 5-fold cross-validation on our tune data (evals/tools/train_surface_model.py).
+GATE_REFUSE, GATE_OVERRULE = 0.9, 0.93
 
 FACT_BASE = 0.75
 EXTRA_MARKER_WEIGHT = 2.0
@@ -573,6 +575,14 @@ def classify(text, extra_markers=None, secret_patterns=()):
             "reason": "%s (%s): %s" % (surface, why, ADVICE[surface])}
 
 
+def refuses(rule_surface, p_other, refuse_at=None, overrule_at=None):
+    """Whether the gate refuses: the model's non-durable probability against the threshold that
+    fits the rules' reading (GATE_REFUSE when they read a non-durable surface, else GATE_OVERRULE)."""
+    if rule_surface in DURABLE:
+        return p_other >= (GATE_OVERRULE if overrule_at is None else overrule_at)
+    return p_other >= (GATE_REFUSE if refuse_at is None else refuse_at)
+
+
 def gate(text, extra_markers=None, secret_patterns=(), model=None):
     """The surface gate of record: classify()'s verdict plus "refuse" (bool) and "looks_like". A
     todo, procedure, ephemeral or speculation is refused only when the learned model
@@ -588,7 +598,7 @@ def gate(text, extra_markers=None, secret_patterns=(), model=None):
         return dict(verdict, refuse=surface not in DURABLE, looks_like=surface)
     other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
     p_other = sum(other.values())
-    if p_other >= GATE_REFUSE:  # named by the model's likeliest kind, which cross-validated better
+    if refuses(surface, p_other):  # named by the model's likeliest kind, which cross-validated better
         looks = max(other, key=other.get)
         return dict(verdict, surface=looks, refuse=True, looks_like=looks, model_confidence=round(p_other, 3))
     if surface not in DURABLE:  # recorded, with a word on what it looks like
