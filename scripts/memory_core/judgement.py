@@ -262,6 +262,10 @@ def analyse(a, b, extra=None):
         values_differ * skel_nested, int(differences >= 2), base[7] * base[13], tags_differ,
         int(skel == 1.0), int(skel == 1.0) * (1 - values_differ),
         lead_disjoint, lead_overlap, scope_phrase_differ, int(bool(scope_a) != bool(scope_b)),
+        # one subject named by an identifier both carry (QJ-P1, im-gateway), and Chinese overlap
+        # with a value or a choice that differs: how Chinese conflicts show
+        int(bool(tags_a & tags_b)), int(bool(sa["ids"] & sb["ids"])),
+        values_differ * cjk_overlap, base[7] * cjk_overlap, base[9] * cjk_overlap,
     ], signals
 
 
