@@ -238,8 +238,9 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
                           duplicate_of=dup.get("id"))
         if dup is not None:
             result["status"], result["duplicate_of"] = "duplicate", dup.get("id")
-            result["skipped"].append("%s: near-duplicate of %s (%r)" % (_rel(root, items_path), dup.get("id"),
-                                                                        _shown(dup["fact"], extra)))
+            where = "" if dup.get("topic") in (None, topic) else " in topic %s" % dup["topic"]
+            result["skipped"].append("%s: near-duplicate of %s%s (%r)" % (_rel(root, items_path), dup.get("id"), where,
+                                                                          _shown(dup["fact"], extra)))
         elif conflicts and not keep_both:
             first = conflicts[0]
             raise Refusal("the fact conflicts with %s (%r): same subject, different value; nothing was written"
