@@ -1,7 +1,7 @@
 """The calibrated surface gate (classification.gate: rules plus the learned model of
-surface_model.py) on our classification dev set, evals/fixtures/judgement/classify.*: 2,934 items
+surface_model.py) on our classification dev set, evals/fixtures/judgement/classify.*: 4,734 items
 written by helpers who had not seen the rules, half Chinese. The model was trained on the tune
-halves (and the older fixture), so their figure is in-sample; the blind halves (round 3, 800 items)
+halves (and the older fixture), so their figure is in-sample; the blind halves (round 4, 800 items)
 were scored once.
 
 Targets (issue "Judgement"): durable facts falsely refused <= 3%, non-durable refused >= 75%, coarse
@@ -19,7 +19,7 @@ from train_surface_model import macro_f1  # noqa: E402 (one definition, shared w
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured blind level (see the module docstring): a regression floor, not the targets.
-BLIND_FLOOR = {"durable_refused_max": 0.03, "other_refused_min": 0.75, "coarse_f1_min": 0.83}
+BLIND_FLOOR = {"durable_refused_max": 0.03, "other_refused_min": 0.75, "coarse_f1_min": 0.85}
 
 
 def load(half):

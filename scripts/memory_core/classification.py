@@ -32,7 +32,7 @@ DURABLE = ("fact", "decision", "convention", "preference")
 # non-durable surface too, or GATE_OVERRULE where the rules read a durable one (the model alone
 # overrules them: "labelled zebrafactd7c6 in the changelog" must not read as a log line). Chosen by
 # 5-fold cross-validation on our tune data (evals/tools/train_surface_model.py).
-GATE_REFUSE, GATE_OVERRULE = 0.9, 0.93
+GATE_REFUSE, GATE_OVERRULE = 0.8, 0.9
 
 FACT_BASE = 0.75
 EXTRA_MARKER_WEIGHT = 2.0
