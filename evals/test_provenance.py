@@ -31,11 +31,11 @@ class ChangelogTest(_support.TempProject):
         self.assertEqual([e["op"] for e in history], ["record", "supersede"])
 
     def test_recording_survives_an_unwritable_changelog(self):
-        self.record("Seed fact to create the store")
+        self.record("The API listens on port 8080.")
         (self.store / "state" / "changelog.jsonl").unlink()
         (self.store / "state" / "changelog.jsonl").mkdir()  # any write to it fails
-        code, out = self.record("A fact recorded while the log is broken", "--topic", "ops")
+        code, out = self.record("Ops dashboards live in Grafana.", "--topic", "ops")
         self.assertEqual((code, out["status"]), (0, "recorded"))
         self.assertTrue(any("changelog not written" in n for n in out["notes"]), out["notes"])
         items = json.loads((self.store / "areas/topics/ops/items.json").read_text())["items"]
-        self.assertEqual(items[0]["fact"], "A fact recorded while the log is broken")
+        self.assertEqual(items[0]["fact"], "Ops dashboards live in Grafana.")

@@ -27,7 +27,7 @@ from memory_core.classification import DURABLE, GATE_OVERRULE, GATE_REFUSE, clas
 
 SETTINGS = {"epochs": 25, "rate": 0.2, "l2": 1e-4, "min_count": 1, "keep": 0.01}
 REFUSE_AT = (0.8, 0.85, 0.9, 0.93, 0.95)
-OVERRULE_AT = (0.9, 0.93, 0.95, 0.97, 0.99, 1.01)
+OVERRULE_AT = (0.97,)  # fixed: the model alone refuses a fact the rules read as durable only when near certain
 MAX_DURABLE_REFUSED = 0.02
 OVERRULE_MARGIN = 0.03
 OUT = os.path.join(REPO, "scripts", "memory_core", "data", "surface_model.tsv")

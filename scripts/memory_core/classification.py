@@ -30,9 +30,9 @@ DURABLE = ("fact", "decision", "convention", "preference")
 # The calibrated gate (gate()): refuse when the model (which has the rules' verdict among its
 # features) gives the non-durable surfaces together at least GATE_REFUSE where the rules read a
 # non-durable surface too, or GATE_OVERRULE where the rules read a durable one (the model alone
-# overrules them: "labelled zebrafactd7c6 in the changelog" must not read as a log line). Chosen by
-# 5-fold cross-validation on our tune data (evals/tools/train_surface_model.py).
-GATE_REFUSE, GATE_OVERRULE = 0.8, 0.9
+# overrules them only when near certain: "Backups run nightly." read as a log line at 0.936).
+# GATE_REFUSE is chosen by 5-fold cross-validation on our tune data (evals/tools/train_surface_model.py).
+GATE_REFUSE, GATE_OVERRULE = 0.85, 0.97
 
 FACT_BASE = 0.75
 EXTRA_MARKER_WEIGHT = 2.0

@@ -249,7 +249,8 @@ def analyse(a, b, extra=None):
                "swapped": swapped + swapped_cjk, "skeleton": skel, "differences": differences,
                "one_sided_tags": int(bool(tags_a) != bool(tags_b)), "cjk_overlap": cjk_overlap,
                "values_differ": values_differ, "lead_disjoint": lead_disjoint,
-               "scope_phrase_differ": scope_phrase_differ}
+               "scope_phrase_differ": scope_phrase_differ, "unique_words": len(ua) + len(ub),
+               "polarity_flip": base[10], "same_text": int(sa["norm"] == sb["norm"])}
     return base + [
         min(len(ua), 4) / 4.0, min(len(ub), 4) / 4.0, min(len(ua), len(ub), 3) / 3.0,
         len(wa & wb) / float(min(len(wa), len(wb))) if wa and wb else 0.0,
@@ -312,10 +313,17 @@ def decide(probs, signals, lang, conflict_at, duplicate_at):
     ("In CI pipelines, ...") or modifiers (access / refresh tokens) differ is about two things:
     neither a conflict nor a duplicate, whatever the probabilities say (a false conflict refuses a
     genuine fact; a false duplicate loses it silently)."""
+    if signals["same_text"]:
+        return "duplicate"  # the same words, whatever the model's arithmetic says
     two_things = lang == "en" and bool(signals["lead_disjoint"] or signals["scope_phrase_differ"]
                                        or signals["swapped"] or signals["scope_disjoint"])
     if two_things:
         return None
+    differs = (signals["unique_words"] or signals["differences"] or signals["values_differ"]
+               or signals["negation_flip"] or signals["polarity_flip"] or signals["versions_differ"]
+               or signals["one_sided_tags"] or signals["cjk_overlap"] < 1.0 and signals["cjk_overlap"] > 0)
+    if not differs and probs["conflict"] >= conflict_at:
+        return "duplicate"  # nothing tells them apart: a conflict needs something that differs
     if probs["conflict"] >= conflict_at:
         return "conflict"
     if probs["paraphrase"] >= duplicate_at:
