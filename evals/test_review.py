@@ -17,10 +17,22 @@ class ReviewTest(_support.TempProject):
         self.record("The API timeout is 500ms", "--topic", "api")
         self.record("The API timeout is 900ms", "--topic", "api", "--keep-both")
         self.record("Deploys go through the staging branch", "--topic", "deploy")
-        self.record("deploys go through the staging branch!", "--topic", "ops")  # other topic: duplicate
+        # record now skips this repeat in another topic, so it arrives as a merge from another branch would
+        self._hand_add("ops", "deploys go through the staging branch!")  # other topic: duplicate
         self.record("The frontend uses pnpm", "--topic", "tools")
         self.record("The frontend uses npm", "--topic", "web", "--keep-both")  # other topic: conflict
         self.record("Logs are kept for 30 days", "--topic", "ops")
+
+    def _hand_add(self, topic, text):
+        from memory_core import store as st
+        from memory_core.similarity import fact_id
+        path = self.store / "areas" / "topics" / topic / "items.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = st.iso(st.utc_now())  # newer than the facts recorded before it
+        path.write_bytes(st.dump_items(topic, {}, [{
+            "id": fact_id(topic, text), "fact": text, "status": "active", "category": "fact", "source": "user",
+            "inferred": False, "created_at": stamp, "updated_at": stamp, "superseded_by": None,
+            "supersedes": [], "tags": []}]))
 
     def test_reports_duplicates_and_conflicts_across_topics_and_writes_nothing(self):
         before = snapshot(self.store)
