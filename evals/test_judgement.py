@@ -227,3 +227,43 @@ class ConfigVocabularyTest(_support.TempProject):
         code, out = self.record("The primary database is acmedb.", "--topic", "db")
         self.assertEqual(code, 1, out)
         self.assertTrue(out["conflict_with"], out)
+
+
+class ReviewByMeaningTest(_support.TempProject):
+    def test_review_reports_a_conflict_worded_differently(self):
+        self.record("We use pnpm as the package manager.", "--topic", "build")
+        code, out = self.record("We switched the repo to yarn for installs.", "--topic", "ci", "--keep-both")
+        self.assertEqual(code, 0, out)
+        code, rep = _support.run_json("review_memory.py", "--project-dir", self.project)
+        meant = [f for f in rep["findings"] if "by meaning" in f["evidence"]]
+        self.assertEqual([f["kind"] for f in meant], ["conflict"], rep["findings"])
+        self.assertIn("topics build, ci", meant[0]["evidence"])
+        self.assertEqual(meant[0]["action"]["op"], "supersede")
+
+
+class JudgementIndexTest(_support.TempProject):
+    """The keys index behind record's store-wide search: kept by writers, never by a dry run."""
+
+    def test_dry_run_writes_no_index_and_a_hand_edit_is_still_seen(self):
+        self.record("We use pnpm as the package manager.", "--topic", "build")
+        cache = self.store / "state" / "cache" / "dedup"
+        import shutil as _sh
+        _sh.rmtree(str(cache))
+        code, out = self.record("We switched the repo to yarn for installs.", "--topic", "ci", "--dry-run")
+        self.assertEqual(code, 1, out)  # found without an index
+        self.assertFalse(cache.exists())
+        # a hand edit changes the file's signature: the stale index is not trusted
+        path = self.store / "areas/topics/build/items.json"
+        path.write_text(path.read_text().replace("pnpm", "bun"))
+        code, out = self.record("We switched the repo to yarn for installs.", "--topic", "ci")
+        self.assertEqual(code, 1, out)
+        self.assertIn("bun", out["conflict_with"][0]["fact"])
+
+    def test_appended_facts_are_found_through_the_tail(self):
+        for i, fact in enumerate(("The API listens on port 8080.", "Logs are kept for 30 days.",
+                                  "We use pnpm as the package manager.")):
+            code, out = self.record(fact, "--topic", "misc")
+            self.assertEqual(code, 0, out)
+        code, out = self.record("We switched the repo to yarn for installs.", "--topic", "misc")
+        self.assertEqual(code, 1, out)
+        self.assertIn("pnpm", out["conflict_with"][0]["fact"])

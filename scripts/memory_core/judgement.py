@@ -4,9 +4,10 @@
 The fact model (facts.parse) reads each fact; pair_features() turns two parsed facts into numbers
 (subject overlap, what differs on each side, values, versions, exclusive choices, negation, change
 words, text likeness); a multinomial logistic regression, trained by
-evals/tools/train_pair_model.py on our own tune pairs, turns them into probabilities. Its weights
-and thresholds are data/pair_model.json. Deterministic pure Python; without the file, judge()
-falls back to facts.relate().
+evals/tools/train_pair_model.py on our own tune pairs and tune project stores, turns them into
+probabilities, and decide() turns those into a verdict. Its weights and thresholds are
+data/pair_model.json. Deterministic pure Python; without the file, judge() falls back to
+facts.relate(). fact_keys() gives the words matching.py finds candidates by.
 """
 import math
 import re
@@ -358,8 +359,8 @@ def train(rows, l2=0.003, epochs=300, rate=0.5):
 def fact_keys(text, extra=None):
     """The words a fact is found by, without parsing it fully: "F:family" for a tool in an
     exclusive family (so pnpm finds yarn), "E:tool" for others, "C:concept", and "W:word" for the
-    other content words of four letters or more; Chinese text adds its vocabulary phrases and
-    "J:" character pairs."""
+    other content words of four letters or more; Chinese text adds its vocabulary phrases (a Chinese
+    scope word such as 生产 counts as "C:" too) and "J:" character pairs."""
     v = facts.vocab(extra)
     noise = _words(v)["noise"]
     low = text.lower()
