@@ -23,7 +23,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, HERE)
 
+from model_file import write_or_check  # noqa: E402
 from memory_core import facts, judgement  # noqa: E402
 
 OUT = os.path.join(REPO, "scripts", "memory_core", "data", "pair_model.json")
@@ -174,13 +176,9 @@ def main():
              "features": len(rows[0][0]), "tune_pairs": len(rows),
              "tune_store_pairs": sum(len(items) for _p, _l, _n, items in stores), "weights": weights}
     blob = (json.dumps(model, sort_keys=True, indent=1) + "\n").encode("utf-8")
-    if "--check" in sys.argv[1:]:
-        with open(OUT, "rb") as fh:
-            same = fh.read() == blob
-        print("pair_model.json is %s" % ("up to date" if same else "OUT OF DATE: run without --check"))
-        return 0 if same else 1
-    with open(OUT, "wb") as fh:
-        fh.write(blob)
+    checked = write_or_check(OUT, blob, sys.argv[1:])
+    if checked is not None:
+        return checked
     print("wrote %s (%d tune pairs, %d store candidate pairs, %d features); thresholds: conflict %s, duplicate %s"
           % (os.path.relpath(OUT, REPO), len(rows), model["tune_store_pairs"], len(rows[0][0]), conflict_at,
              duplicate_at))

@@ -5,11 +5,11 @@ labelled data, and write its weights to scripts/memory_core/data/surface_model.t
 Training data: evals/fixtures/classification.jsonl and the TUNE halves of
 evals/fixtures/judgement/classify.{en,zh}.tune.jsonl. The blind halves are never read here.
 Deterministic: the same data gives the same bytes. Prints a 5-fold cross-validated figure of the
-whole gate on the tune half over a grid of its two thresholds (classification.GATE_REFUSE where
-the rules read a non-durable surface, GATE_OVERRULE where they read a durable one); the shipped pair
-is the one with the best coarse macro-F1 among those whose cross-validated durable-refused rate is
-at most 0.02, a margin under the 0.03 target (cross-validation was optimistic by about 0.01 against
-the round-2 blind set).
+whole gate on the tune half for each candidate classification.GATE_REFUSE (used where the rules
+read a non-durable surface; GATE_OVERRULE, used where they read a durable one, is fixed); the
+shipped value is the one with the best coarse macro-F1 among those whose cross-validated
+durable-refused rate is at most 0.02, a margin under the 0.03 target (cross-validation was
+optimistic by about 0.01 against the round-2 blind set).
 
   python3 evals/tools/train_surface_model.py [--check]   (--check: exit 1 if the file would change)
 """
@@ -21,15 +21,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, HERE)
 
+from model_file import write_or_check  # noqa: E402
 from memory_core import surface_model  # noqa: E402
-from memory_core.classification import DURABLE, GATE_OVERRULE, GATE_REFUSE, classify, refuses  # noqa: E402
+from memory_core.classification import DURABLE, GATE_OVERRULE, GATE_REFUSE, classify, gate_outcome  # noqa: E402
 
 SETTINGS = {"epochs": 25, "rate": 0.2, "l2": 1e-4, "min_count": 1, "keep": 0.01}
 REFUSE_AT = (0.8, 0.85, 0.9, 0.93, 0.95)
-OVERRULE_AT = (0.97,)  # fixed: the model alone refuses a fact the rules read as durable only when near certain
 MAX_DURABLE_REFUSED = 0.02
-OVERRULE_MARGIN = 0.03
 OUT = os.path.join(REPO, "scripts", "memory_core", "data", "surface_model.tsv")
 
 
@@ -83,15 +83,9 @@ def gate_figures(predicted, refuse_at, overrule_at):
     """(durable refused, non-durable refused, coarse macro-F1) of the gate with these thresholds."""
     labels, preds, refused = [], [], []
     for label, surface, probs in predicted:
-        other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
-        if surface == "secret":
-            refuse, pred = True, "secret"
-        elif refuses(surface, sum(other.values()), refuse_at, overrule_at):
-            refuse, pred = True, max(other, key=other.get)
-        else:
-            refuse, pred = False, surface if surface in DURABLE else "fact"
+        refuse, shown, looks, _p = gate_outcome(surface, probs, refuse_at, overrule_at)
         labels.append(label)
-        preds.append(pred)
+        preds.append(looks if refuse else shown)
         refused.append(refuse)
     coarse = lambda s: "durable" if s in DURABLE else s
     durable = [r for l, r in zip(labels, refused) if l in DURABLE]
@@ -105,19 +99,12 @@ def main():
     feats = featurise(data)
     tune_from = sum(1 for _ in rows(os.path.join(REPO, "evals", "fixtures", "classification.jsonl")))
     blob = surface_model.serialise(surface_model.train(feats, **SETTINGS))
-    if "--check" in sys.argv[1:]:
-        with open(OUT, "rb") as fh:
-            same = fh.read() == blob
-        print("surface_model.tsv is %s" % ("up to date" if same else "OUT OF DATE: run without --check"))
-        return 0 if same else 1
-    with open(OUT, "wb") as fh:
-        fh.write(blob)
+    checked = write_or_check(OUT, blob, sys.argv[1:])
+    if checked is not None:
+        return checked
     print("wrote %s (%d bytes, %d training rows)" % (os.path.relpath(OUT, REPO), len(blob), len(data)))
     predicted = cross_validate(data, feats, tune_from)
-    # Overruling the rules needs more certainty than agreeing with them (a fact the rules read as
-    # durable was refused at 0.911 in the Codex end-to-end test: "labelled zebrafactd7c6e2457c in
-    # the changelog"): the overrule threshold is at least OVERRULE_MARGIN above the other.
-    grid = [(r, o) for r in REFUSE_AT for o in OVERRULE_AT if o >= r + OVERRULE_MARGIN - 1e-9]
+    grid = [(r, GATE_OVERRULE) for r in REFUSE_AT]  # the overrule threshold is fixed (classification.py)
     figures = dict((pair, gate_figures(predicted, *pair)) for pair in grid)
     best = max((pair for pair in grid if figures[pair][0] <= MAX_DURABLE_REFUSED),
                key=lambda pair: (round(figures[pair][2], 3), pair))

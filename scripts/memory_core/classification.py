@@ -575,34 +575,45 @@ def classify(text, extra_markers=None, secret_patterns=()):
             "reason": "%s (%s): %s" % (surface, why, ADVICE[surface])}
 
 
-def refuses(rule_surface, p_other, refuse_at=None, overrule_at=None):
-    """Whether the gate refuses: the model's non-durable probability against the threshold that
-    fits the rules' reading (GATE_REFUSE when they read a non-durable surface, else GATE_OVERRULE)."""
-    if rule_surface in DURABLE:
-        return p_other >= (GATE_OVERRULE if overrule_at is None else overrule_at)
-    return p_other >= (GATE_REFUSE if refuse_at is None else refuse_at)
+def gate_outcome(rule_surface, probs, refuse_at=None, overrule_at=None):
+    """(refuse, surface shown, looks_like, non-durable probability) of the gate, from the rules'
+    surface and the model's probabilities (None without a model). The model's non-durable
+    probability is held against the threshold that fits the rules' reading: GATE_REFUSE when they
+    read a non-durable surface, else GATE_OVERRULE. A refusal is named by the model's likeliest
+    non-durable surface, which cross-validated better; a recorded text keeps a durable surface and
+    says what the rules read."""
+    if rule_surface == "secret":
+        return True, "secret", "secret", None
+    if probs is None:  # no model shipped: the rules alone, as before
+        return rule_surface not in DURABLE, rule_surface, rule_surface, None
+    other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
+    p_other = sum(other.values())
+    durable_reading = rule_surface in DURABLE
+    if durable_reading:
+        at = GATE_OVERRULE if overrule_at is None else overrule_at
+    else:
+        at = GATE_REFUSE if refuse_at is None else refuse_at
+    if p_other >= at:
+        looks = max(other, key=other.get)
+        return True, looks, looks, p_other
+    if durable_reading:
+        return False, rule_surface, rule_surface, p_other
+    durable = dict((k, p) for k, p in probs.items() if k in DURABLE)
+    return False, max(durable, key=durable.get), rule_surface, p_other
 
 
 def gate(text, extra_markers=None, secret_patterns=(), model=None):
     """The surface gate of record: classify()'s verdict plus "refuse" (bool) and "looks_like". A
     todo, procedure, ephemeral or speculation is refused only when the learned model
-    (surface_model.py, which weighs the rules' verdict too) is confident; otherwise the text is
-    recorded and the caller says what it looks like. A secret is always refused."""
+    (surface_model.py, which weighs the rules' verdict too) is confident (gate_outcome); otherwise
+    the text is recorded and the caller says what it looks like. A secret is always refused."""
     verdict = classify(text, extra_markers, secret_patterns)
-    surface = verdict["surface"]
-    if surface == "secret":
-        return dict(verdict, refuse=True, looks_like="secret")
-    from . import surface_model
-    probs, _best = surface_model.predict(text, model, rule_surface=surface)
-    if probs is None:  # no model shipped: the rules alone, as before
-        return dict(verdict, refuse=surface not in DURABLE, looks_like=surface)
-    other = dict((k, p) for k, p in probs.items() if k not in DURABLE and k != "secret")
-    p_other = sum(other.values())
-    if refuses(surface, p_other):  # named by the model's likeliest kind, which cross-validated better
-        looks = max(other, key=other.get)
-        return dict(verdict, surface=looks, refuse=True, looks_like=looks, model_confidence=round(p_other, 3))
-    if surface not in DURABLE:  # recorded, with a word on what it looks like
-        durable = dict((k, p) for k, p in probs.items() if k in DURABLE)
-        return dict(verdict, surface=max(durable, key=durable.get), refuse=False, looks_like=surface,
-                    model_confidence=round(p_other, 3))
-    return dict(verdict, refuse=False, looks_like=surface, model_confidence=round(p_other, 3))
+    probs = None
+    if verdict["surface"] != "secret":
+        from . import surface_model
+        probs = surface_model.predict(text, model, rule_surface=verdict["surface"])[0]
+    refuse, surface, looks, p_other = gate_outcome(verdict["surface"], probs)
+    out = dict(verdict, surface=surface, refuse=refuse, looks_like=looks)
+    if p_other is not None:
+        out["model_confidence"] = round(p_other, 3)
+    return out
