@@ -296,7 +296,8 @@ def mark_clean(store, extra_patterns, rels):
 class DedupRows(object):
     """Every item of a topic as parallel columns: ids, active flags (a string of A/S), normalised
     texts, {row: text without negations} for the few rows that have a negation word, and (when
-    read for judgement) the texts as written and their judgement keys (judgement.fact_keys)."""
+    written) the texts as written and their judgement keys (judgement.fact_keys); matching.py reads
+    those back through read_judgement_keys and read_judgement_texts."""
 
     def __init__(self, ids, active, norms, negated, texts=None, keys=None):
         self.ids, self.active, self.norms, self.negated = ids, active, norms, negated
@@ -362,19 +363,18 @@ def _plain_count(store, topic, sig):
     return count if [size, mtime, ino] == sig and plain else None
 
 
-def read_dedup_index(store, topic, sig, want_ids=False):
-    """DedupRows of the topic when the index matches the file, its columns are complete, and the
-    file is plain (only items/schema/topic at the top, so a new item can be spliced in); else
-    None. Ids are read only on request: a fast append compares normalised texts."""
+def read_dedup_index(store, topic, sig):
+    """DedupRows of the topic (without ids, which a fast append does not need: it compares normalised
+    texts) when the index matches the file, its columns are complete, and the file is plain (only
+    items/schema/topic at the top, so a new item can be spliced in); else None."""
     count = _plain_count(store, topic, sig)
     if count is None:
         return None
     active = _read_cache(store, _dedup_rel(topic, "active"))
     norms = _read_lines(store, topic, "norms")
-    ids = _read_lines(store, topic, "ids") if want_ids else None
     negated_lines = _read_lines(store, topic, "negated")
     if active is None or norms is None or negated_lines is None or len(active) != count \
-            or len(norms) != count or (want_ids and (ids is None or len(ids) != count)):
+            or len(norms) != count:
         return None
     try:
         negated = dict((int(row), bare) for row, bare in (line.split("\t", 1) for line in negated_lines))
@@ -382,7 +382,7 @@ def read_dedup_index(store, topic, sig, want_ids=False):
         return None
     if any(row >= count for row in negated):
         return None
-    return DedupRows(ids, active, norms, negated)
+    return DedupRows(None, active, norms, negated)
 
 
 def _postings(keys, keys_bytes):
