@@ -18,7 +18,8 @@ Deterministic, stdlib only.
 import re
 import unicodedata
 
-_VOCAB = {}
+from .vocabulary import raw_vocab, vocab  # noqa: F401 (facts.vocab: the fact model's vocabulary)
+
 # Negations that follow what they negate ("Spark was dropped", "Kafka 下线了").
 _AFTER_NEGATIONS = frozenset(("removed", "replaced", "deprecated", "decommissioned", "dropped", "retired",
                               "下线", "弃用", "去掉", "停用", "废弃"))
@@ -27,79 +28,6 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*[a-z0-9+#/]|[a-z0-9]|[$%¥]")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?([a-z%$¥µ/]+|[\u4e00-\u9fff]{1,3}))?")
 _CN_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万亿半]+)(个)?((?:(?![零〇一二两三四五六七八九十百千万亿半])[\u4e00-\u9fff]){0,3})")
 _VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.])")
-
-
-def raw_vocab():
-    """fact_vocab.json as read (without the user's additions)."""
-    vocab()
-    return _VOCAB["raw"]
-
-
-def vocab(extra=None):
-    """The prepared vocabulary (once per process), with the user's config.yaml additions."""
-    key = repr(extra) if extra else ""
-    found = _VOCAB.get(key)
-    if found is not None:
-        return found
-    import os
-    from .fastjson import loads
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact_vocab.json")
-    with open(path, encoding="utf-8") as fh:
-        raw = loads(fh.read())
-    _VOCAB.setdefault("raw", dict(raw))  # judgement.py reads only keys config.yaml cannot extend
-    for section in ("aliases", "families", "concepts"):
-        for name, words in ((extra or {}).get(section) or {}).items():
-            if isinstance(words, list):
-                raw[section].setdefault(str(name).lower(), []).extend(str(w).lower() for w in words)
-    phrases = {}  # lower-case phrase -> (kind, value)
-    for canon, spellings in raw["aliases"].items():
-        for spelling in [canon] + list(spellings):
-            phrases[spelling.lower()] = ("entity", canon)
-    for families_canon in raw["families"].values():
-        for canon in families_canon:
-            phrases.setdefault(canon, ("entity", canon))
-    for concept, words in raw["concepts"].items():
-        for w in [concept] + list(words):
-            phrases.setdefault(w.lower(), ("concept", concept))
-    for group in raw["scopes"].values():
-        for label, words in group.items():
-            for w in words:
-                phrases.setdefault(w.lower(), ("scope", label))
-    spellings = {}
-    for phrase, (kind, value) in phrases.items():
-        if kind == "entity":
-            spellings.setdefault(value, []).append(phrase)
-    family_of = {}
-    for family, members in raw["families"].items():
-        for member in members:
-            family_of[member] = family
-    v = {
-        "phrases": phrases,
-        "spellings": dict((e, sorted(set([e] + ps), key=len, reverse=True)) for e, ps in spellings.items()),
-        "max_words": max(len(p.split()) for p in phrases if p.isascii()),
-        "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
-        "family_of": family_of,
-        "family_context": dict((f, tuple(ws)) for f, ws in raw["family_context"].items()),
-        "case_sensitive": raw["case_sensitive_aliases"],
-        "negations": tuple(sorted(raw["negations"], key=len, reverse=True)),
-        # looked up word by word (a regex alternation of them costs ~10 ms to compile per process)
-        "negation_set": frozenset(m for m in raw["negations"] if m.isascii()),
-        "cjk_negations": tuple(m for m in raw["negations"] if not m.isascii()),
-        "replacements": tuple(sorted(raw["replacement_markers"], key=len, reverse=True)),
-        "units": dict((u.lower(), (dim, factor)) for dim, table in raw["units"].items() for u, factor in table.items()),
-        "rate_units": raw["rate_units"],
-        "number_words": raw["number_words"],
-        "cn_digits": raw["cn_digits"],
-        "cn_multipliers": raw["cn_multipliers"],
-        "stopwords": frozenset(raw["stopwords"]),
-        "generic": frozenset(raw["generic_words"]),
-        "family_names": frozenset(raw["families"]),
-        "families_members": dict((f, tuple(m)) for f, m in raw["families"].items()),
-        "concept_words": dict((c, [c] + [w.lower() for w in ws]) for c, ws in raw["concepts"].items()),
-        "concepts": frozenset(raw["concepts"]),
-    }
-    _VOCAB[key] = v
-    return v
 
 
 class Fact(object):
@@ -322,7 +250,7 @@ def _find_word(text, word):
     return m.start() if m else -1
 
 
-def _about(fact, v, drop_family=None):
+def about(fact, v, drop_family=None):
     """The words a fact is about: subject and scope, and the entities outside drop_family."""
     tokens = set(t for t in fact.subject if t not in v["generic"]) | set(fact.scope)
     tokens.update(e for e in fact.entities if v["family_of"].get(e) != drop_family or drop_family is None and False)
@@ -335,7 +263,7 @@ OVERLAP, MAX_DIFF, DIFF_SHARE = 0.5, 2, 0.7  # tuned on the tune half of the pai
 def same_subject(a, b, v, drop_family=None):
     """Whether two facts speak of one thing: they share a word, and differ in few of them (the API
     port and the metrics port differ in one of three words: two things)."""
-    ta, tb = _about(a, v, drop_family), _about(b, v, drop_family)
+    ta, tb = about(a, v, drop_family), about(b, v, drop_family)
     if drop_family is not None:
         ta.update(e for e in a.entities if v["family_of"].get(e) != drop_family)
         tb.update(e for e in b.entities if v["family_of"].get(e) != drop_family)
@@ -351,15 +279,15 @@ def same_subject(a, b, v, drop_family=None):
     return shared / float(min(len(ta), len(tb))) >= OVERLAP and len(ta ^ tb) <= max(MAX_DIFF, DIFF_SHARE * len(ta | tb))
 
 
-def _dims(fact):
+def dims(fact):
     """{dimension: set of values} of a fact."""
-    dims = {}
+    out = {}
     for dim, value in fact.values:
-        dims.setdefault(dim, set()).add(value)
-    return dims
+        out.setdefault(dim, set()).add(value)
+    return out
 
 
-def _families(fact, v):
+def families(fact, v):
     """{family: set of its members the fact names}."""
     fams = {}
     for entity in fact.entities:
@@ -374,11 +302,11 @@ def relate(a, b, extra=None):
     v = vocab(extra)
     if a.scope and b.scope and a.scope.isdisjoint(b.scope):
         return None, "different scope"
-    dims_a, dims_b = _dims(a), _dims(b)
+    dims_a, dims_b = dims(a), dims(b)
     shared = set(dims_a) & set(dims_b)
     values_differ = [d for d in shared if dims_a[d].isdisjoint(dims_b[d])]
     # Mutually exclusive choices: another member of one family, or the same one negated.
-    fam_a, fam_b = _families(a, v), _families(b, v)
+    fam_a, fam_b = families(a, v), families(b, v)
     for family in set(fam_a) & set(fam_b):
         pos_a, pos_b = fam_a[family] - a.negated, fam_b[family] - b.negated
         if pos_a and pos_b and pos_a.isdisjoint(pos_b) and not values_differ \
@@ -404,21 +332,3 @@ def relate(a, b, extra=None):
             (a.entities == b.entities and a.negated == b.negated and shared):
         return "duplicate", "same subject, scope and value"
     return None, "related, not the same claim"
-
-
-about, dims, families = _about, _dims, _families  # for judgement.py
-
-
-def search_terms(fact, extra=None):
-    """Words any fact that could conflict with this one must contain (checked on normalised
-    text before parsing, so record parses a handful of facts, not a topic): the spellings of its
-    tools and of the other members of their families, and its concept words."""
-    v = vocab(extra)
-    terms = set()
-    for entity in fact.entities:
-        family = v["family_of"].get(entity)
-        for member in (v["families_members"].get(family, ()) if family else (entity,)):
-            terms.update(v["spellings"].get(member, [member]))
-    for concept in fact.subject & v["concepts"]:
-        terms.update(v["concept_words"].get(concept, [concept]))
-    return sorted(t for t in terms if len(t) >= 2)

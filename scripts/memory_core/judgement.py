@@ -12,7 +12,7 @@ facts.relate(). fact_keys() gives the words matching.py finds candidates by.
 import math
 import re
 
-from . import facts
+from . import vocabulary  # the parser (facts.py) is imported only to judge: fact_keys needs none of it
 
 LABELS = ("compatible", "conflict", "paraphrase")
 _MODEL = []
@@ -28,7 +28,7 @@ def _words(v):
     """The judgement's extra vocabulary (predicate words, change markers, ...), prepared once."""
     found = _PREPARED.get(id(v))
     if found is None:
-        raw = facts.raw_vocab()
+        raw = vocabulary.raw_vocab()
         found = _PREPARED[id(v)] = {
             "noise": frozenset(raw["predicate_words"]) | v["stopwords"],
             "change": tuple(raw["change_markers"]),
@@ -161,6 +161,7 @@ def _side(fact, v, w):
     found = _SIDES.get(key)
     if found is not None:
         return found
+    from . import facts
     from .similarity import normalize
     text = fact.text
     seq = _content(text, w["noise"])
@@ -217,7 +218,7 @@ def pair_features(a, b, extra=None):
 
 def analyse(a, b, extra=None):
     """(pair_features, {signal: value}) of two parsed facts; the signals feed the gates of judge()."""
-    v = facts.vocab(extra)
+    v = vocabulary.vocab(extra)
     w = _words(v)
     sa, sb = _side(a, v, w), _side(b, v, w)
     base = _base_features(a, b, v, sa, sb)
@@ -301,7 +302,8 @@ def judge(a, b, extra=None, model=None):
     older. Without a shipped model, facts.relate() decides."""
     model = model or load()
     if model is None:
-        return facts.relate(a, b, extra)[0], None
+        from .facts import relate
+        return relate(a, b, extra)[0], None
     features, signals = analyse(a, b, extra)
     probs = probabilities(features, model["weights"])
     lang = "zh" if _CJK.search(a.text + b.text) else "en"
@@ -361,7 +363,7 @@ def fact_keys(text, extra=None):
     exclusive family (so pnpm finds yarn), "E:tool" for others, "C:concept", and "W:word" for the
     other content words of four letters or more; Chinese text adds its vocabulary phrases (a Chinese
     scope word such as 生产 counts as "C:" too) and "J:" character pairs."""
-    v = facts.vocab(extra)
+    v = vocabulary.vocab(extra)
     noise = _words(v)["noise"]
     low = text.lower()
     keys, words = set(), _RAW.findall(low)

@@ -8,7 +8,7 @@ A stale or missing index is rebuilt from the file by a writer (under the store l
 in memory without being written on a dry run. The strongest judgement.MAX_CANDIDATES candidates
 are parsed and judged; the rest are not looked at.
 """
-from . import facts, index, judgement
+from . import index, judgement
 from . import store as st
 from .paths import topic_items_path
 
@@ -78,10 +78,13 @@ def matches(store, text, skip_ids=(), write=True, extra=None):
     for _s, topic, item_id, old_text in found_candidates:
         if old_text == text:  # known verbatim: a duplicate, whatever else it conflicts with (those
             return {"id": item_id, "topic": topic, "fact": old_text, "confidence": 1.0}, []  # are the store's)
-    new = facts.parse(text, extra)
+    if not found_candidates:
+        return None, []
+    from .facts import parse  # the parser, only once there is something to judge
+    new = parse(text, extra)
     duplicate, conflicts = None, []
     for _strength, topic, item_id, old_text in found_candidates:
-        verdict, probs = judgement.judge(facts.parse(old_text, extra), new, extra)
+        verdict, probs = judgement.judge(parse(old_text, extra), new, extra)
         if verdict is None:
             continue
         found = {"id": item_id, "topic": topic, "fact": old_text}

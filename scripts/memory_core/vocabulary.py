@@ -1,0 +1,79 @@
+"""The vocabulary of the fact model and the judgement (data/fact_vocab.json), prepared once per
+process with the user's config.yaml additions. Apart from facts.py so that finding a new fact's
+candidates (judgement.fact_keys) needs neither the fact model's parser nor its regular expressions:
+a record with no candidate never loads them."""
+
+_VOCAB = {}
+
+
+def raw_vocab():
+    """fact_vocab.json as read (without the user's additions)."""
+    vocab()
+    return _VOCAB["raw"]
+
+
+def vocab(extra=None):
+    """The prepared vocabulary (once per process), with the user's config.yaml additions."""
+    key = repr(extra) if extra else ""
+    found = _VOCAB.get(key)
+    if found is not None:
+        return found
+    import os
+    from .fastjson import loads
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact_vocab.json")
+    with open(path, encoding="utf-8") as fh:
+        raw = loads(fh.read())
+    _VOCAB.setdefault("raw", dict(raw))  # judgement.py reads only keys config.yaml cannot extend
+    for section in ("aliases", "families", "concepts"):
+        for name, words in ((extra or {}).get(section) or {}).items():
+            if isinstance(words, list):
+                raw[section].setdefault(str(name).lower(), []).extend(str(w).lower() for w in words)
+    phrases = {}  # lower-case phrase -> (kind, value)
+    for canon, spellings in raw["aliases"].items():
+        for spelling in [canon] + list(spellings):
+            phrases[spelling.lower()] = ("entity", canon)
+    for families_canon in raw["families"].values():
+        for canon in families_canon:
+            phrases.setdefault(canon, ("entity", canon))
+    for concept, words in raw["concepts"].items():
+        for w in [concept] + list(words):
+            phrases.setdefault(w.lower(), ("concept", concept))
+    for group in raw["scopes"].values():
+        for label, words in group.items():
+            for w in words:
+                phrases.setdefault(w.lower(), ("scope", label))
+    spellings = {}
+    for phrase, (kind, value) in phrases.items():
+        if kind == "entity":
+            spellings.setdefault(value, []).append(phrase)
+    family_of = {}
+    for family, members in raw["families"].items():
+        for member in members:
+            family_of[member] = family
+    v = {
+        "phrases": phrases,
+        "spellings": dict((e, sorted(set([e] + ps), key=len, reverse=True)) for e, ps in spellings.items()),
+        "max_words": max(len(p.split()) for p in phrases if p.isascii()),
+        "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
+        "family_of": family_of,
+        "family_context": dict((f, tuple(ws)) for f, ws in raw["family_context"].items()),
+        "case_sensitive": raw["case_sensitive_aliases"],
+        "negations": tuple(sorted(raw["negations"], key=len, reverse=True)),
+        # looked up word by word (a regex alternation of them costs ~10 ms to compile per process)
+        "negation_set": frozenset(m for m in raw["negations"] if m.isascii()),
+        "cjk_negations": tuple(m for m in raw["negations"] if not m.isascii()),
+        "replacements": tuple(sorted(raw["replacement_markers"], key=len, reverse=True)),
+        "units": dict((u.lower(), (dim, factor)) for dim, table in raw["units"].items() for u, factor in table.items()),
+        "rate_units": raw["rate_units"],
+        "number_words": raw["number_words"],
+        "cn_digits": raw["cn_digits"],
+        "cn_multipliers": raw["cn_multipliers"],
+        "stopwords": frozenset(raw["stopwords"]),
+        "generic": frozenset(raw["generic_words"]),
+        "family_names": frozenset(raw["families"]),
+        "families_members": dict((f, tuple(m)) for f, m in raw["families"].items()),
+        "concept_words": dict((c, [c] + [w.lower() for w in ws]) for c, ws in raw["concepts"].items()),
+        "concepts": frozenset(raw["concepts"]),
+    }
+    _VOCAB[key] = v
+    return v
