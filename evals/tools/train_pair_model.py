@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 """Train the pair model of scripts/memory_core/judgement.py on our own labelled pairs and write
-scripts/memory_core/data/pair_model.json (weights and the two thresholds).
+scripts/memory_core/data/pair_model.tsv (weights and the thresholds of each language).
 
-Training data: the TUNE halves evals/fixtures/judgement/pairs.{en,zh}.tune.jsonl only; the blind
-halves are never read here. Deterministic: the same data gives the same bytes.
+Training data: the TUNE halves evals/fixtures/judgement/pairs.{en,zh}.tune.jsonl, and every
+candidate pair record meets in the TUNE project stores (stores.*.tune.jsonl; the contradicted or
+repeated fact is labelled, every other candidate is compatible). The blind halves are never read
+here. Multinomial logistic regression by stochastic gradient descent over sparse features, each
+prefixed with its language ("en|", "zh|": a pair with Chinese in it is "zh"), in a seeded order:
+the same data gives the same bytes.
 
-The model also trains on the TUNE project stores (stores.*.tune.jsonl) as record sees them: every
-candidate a new fact meets there is a labelled pair (the contradicted or repeated fact, else
-compatible), which teaches it the near-misses of a real store. Thresholds, per language (a pair
-with Chinese in it is "zh"), are the lowest candidates that keep genuinely new facts refused <= 0.04
-and skipped <= 0.02 in a 3-fold cross-validation by project over those stores (each project judged
-by a model that never saw it), because a recorded fact meets up to judgement.MAX_CANDIDATES facts,
-not one. The pair figures printed are a 5-fold cross-validation of a pairs-only model, for reference.
+Thresholds, per language, from a 5-fold cross-validation over the tune pairs (each pair judged by
+a model that never saw it): related_at, the lowest that keeps compatible pairs refused or skipped
+<= MAX_COMPATIBLE_FLAGGED; duplicate_at, the lowest paraphrase share that keeps compatible pairs
+skipped <= MAX_COMPATIBLE_SKIPPED and conflicts skipped <= MAX_CONFLICT_SKIPPED (a wrong duplicate
+loses a fact). The stores are then judged by a 3-fold cross-validation by project, for the record.
 
   python3 evals/tools/train_pair_model.py [--check]   (--check: exit 1 if the file would change)
 """
 import json
+import math
 import os
 import random
 import sys
@@ -28,13 +31,22 @@ sys.path.insert(0, HERE)
 from model_file import write_or_check  # noqa: E402
 from memory_core import facts, judgement  # noqa: E402
 
-OUT = os.path.join(REPO, "scripts", "memory_core", "data", "pair_model.json")
-CANDIDATES = tuple(round(0.5 + 0.02 * i, 2) for i in range(25)) + (0.99, 1.01)  # 0.50 .. 0.98, 0.99, off
-MAX_COMPATIBLE_REFUSED, MAX_COMPATIBLE_SKIPPED = 0.04, 0.03
-MAX_NEW_REFUSED, MAX_NEW_SKIPPED = 0.04, 0.02  # of the new facts of the tune project stores
+OUT = os.path.join(REPO, "scripts", "memory_core", "data", "pair_model.tsv")
+CANDIDATES = tuple(round(0.3 + 0.01 * i, 2) for i in range(70)) + (0.995, 0.998, 0.999, 1.01)  # 0.30 .. 0.999, off
+COARSE = tuple(round(0.5 + 0.02 * i, 2) for i in range(25)) + (0.99, 0.995, 0.999, 1.01)
+MAX_COMPATIBLE_FLAGGED, MAX_COMPATIBLE_SKIPPED, MAX_CONFLICT_SKIPPED = 0.04, 0.01, 0.03
+MAX_NEW_REFUSED, MAX_NEW_SKIPPED = 0.06, 0.01  # of the tune stores' new facts
+STORE_WEIGHT = 0.1  # a store candidate counts a tenth of a written pair: there are five times as many
+SETTINGS = {"epochs": 24, "rate": 0.1, "l2": 1e-3, "keep": 0.002}
+
+
+def prefixed(features, lang):
+    """The features named as the model knows them: "en|x3", "zh|d:c:超"."""
+    return dict(("%s|%s" % (lang, name), x) for name, x in features.items())
 
 
 def tune_rows():
+    """[(features, label, lang, signals)] of the tune pairs."""
     rows = []
     for lang in ("en", "zh"):
         path = os.path.join(REPO, "evals", "fixtures", "judgement", "pairs.%s.tune.jsonl" % lang)
@@ -42,42 +54,110 @@ def tune_rows():
             for line in fh:
                 if line.strip():
                     row = json.loads(line)
-                    features, signals = judgement.analyse(facts.parse(row["a"]), facts.parse(row["b"]))
-                    rows.append((features, row["label"], lang, signals))
+                    a, b = facts.parse(row["a"]), facts.parse(row["b"])
+                    features, signals = judgement.analyse(a, b)
+                    pair_lang = judgement.language(a, b)
+                    rows.append((prefixed(features, pair_lang), row["label"], pair_lang, signals))
     return rows
 
 
-def cross_validated(rows):
+def train(rows, epochs, rate, l2, keep, seed=5):
+    """{"weights": {feature: [w per label]}} from [(features, label)]: multinomial logistic
+    regression by stochastic gradient descent from zeros, rows visited in a seeded order."""
+    labels = judgement.LABELS
+    weights = {}
+
+    order = list(range(len(rows)))
+    shuffle = random.Random(seed).shuffle
+    for epoch in range(epochs):
+        shuffle(order)
+        step = rate / (1.0 + 0.1 * epoch)
+        for i in order:
+            x, gold = rows[i][0], rows[i][1]
+            weight = rows[i][2] if len(rows[i]) > 2 else 1.0
+            ws = [(weights.setdefault(name, [0.0] * len(labels)), value) for name, value in x.items()]
+            scores = [sum(w[k] * value for w, value in ws) for k in range(len(labels))]
+            top = max(scores)
+            exp = [math.exp(s - top) for s in scores]
+            total = sum(exp)
+            grad = [weight * (e / total - (1.0 if labels[k] == gold else 0.0)) for k, e in enumerate(exp)]
+            for w, value in ws:
+                for k in range(len(labels)):
+                    w[k] -= step * (grad[k] * value + l2 * w[k])
+    kept = {}
+    for name, w in weights.items():
+        row = [float("%.4g" % x) if abs(x) >= keep else 0.0 for x in w]
+        if any(row):
+            kept[name] = row
+    return {"weights": kept}
+
+
+def probs_of(model, features):
+    """{label: probability} of features already prefixed with their language."""
+    scores = [0.0] * len(judgement.LABELS)
+    for name, x in features.items():
+        row = model["weights"].get(name)
+        if row:
+            for k, w in enumerate(row):
+                scores[k] += w * x
+    top = max(scores)
+    exp = [math.exp(s - top) for s in scores]
+    return dict(zip(judgement.LABELS, (e / sum(exp) for e in exp)))
+
+
+def cross_validated(rows, extra_rows):
+    """Each tune pair's probabilities from a model trained without its fold (5 folds)."""
     order = list(range(len(rows)))
     random.Random(3).shuffle(order)
     probs = [None] * len(rows)
     for k in range(5):
         held = set(order[k::5])
-        weights = judgement.train([(x, y) for i, (x, y, _l, _s) in enumerate(rows) if i not in held])
+        model = train([(x, y) for i, (x, y, _l, _s) in enumerate(rows) if i not in held] + extra_rows, **SETTINGS)
         for i in held:
-            probs[i] = judgement.probabilities(rows[i][0], weights)
+            probs[i] = probs_of(model, rows[i][0])
     return probs
 
 
-def rates(rows, probs, conflict_at, duplicate_at):
-    """{lang: (conflict recall, compatible refused, compatible skipped, paraphrases caught)}."""
-    out = {}
-    for lang in ("en", "zh"):
-        n = dict(conflict=0, compatible=0, paraphrase=0)
-        hit = dict(recall=0, refused=0, skipped=0, caught=0)
-        for (_x, label, row_lang, signals), p in zip(rows, probs):
-            if row_lang != lang:
-                continue
-            verdict = judgement.decide(p, signals, lang, conflict_at, duplicate_at)
-            conflict, duplicate = verdict == "conflict", verdict == "duplicate"
-            n[label] += 1
-            hit["recall"] += label == "conflict" and conflict
-            hit["refused"] += label == "compatible" and conflict
-            hit["skipped"] += label == "compatible" and duplicate
-            hit["caught"] += label == "paraphrase" and (conflict or duplicate)
-        out[lang] = (hit["recall"] / float(n["conflict"]), hit["refused"] / float(n["compatible"]),
-                     hit["skipped"] / float(n["compatible"]), hit["caught"] / float(n["paraphrase"]))
-    return out
+def rates(rows, probs, lang, thresholds):
+    """(conflict recall, compatible refused, compatible skipped, paraphrases caught, conflicts
+    skipped) of the pairs of one language."""
+    n = dict(conflict=0, compatible=0, paraphrase=0)
+    hit = dict(recall=0, refused=0, skipped=0, caught=0, lost=0)
+    for (_x, label, row_lang, signals), p in zip(rows, probs):
+        if row_lang != lang:
+            continue
+        verdict = judgement.decide(p, signals, thresholds)
+        conflict, duplicate = verdict == "conflict", verdict == "duplicate"
+        n[label] += 1
+        hit["recall"] += label == "conflict" and conflict
+        hit["lost"] += label == "conflict" and duplicate
+        hit["refused"] += label == "compatible" and conflict
+        hit["skipped"] += label == "compatible" and duplicate
+        hit["caught"] += label == "paraphrase" and (conflict or duplicate)
+    return (hit["recall"] / float(n["conflict"]), hit["refused"] / float(n["compatible"]),
+            hit["skipped"] / float(n["compatible"]), hit["caught"] / float(n["paraphrase"]),
+            hit["lost"] / float(n["conflict"]))
+
+
+def choose_thresholds(rows, probs, judged, lang):
+    """The thresholds of one language with the most conflicts refused plus paraphrases caught in
+    cross-validation, among those that keep compatible pairs flagged <= MAX_COMPATIBLE_FLAGGED and
+    the stores' new facts refused <= MAX_NEW_REFUSED; then the lowest duplicate share that skips
+    few enough (duplicates_ok). Ties go to the higher thresholds."""
+    best, off = None, {"related": 1.01, "plain": 1.01, "duplicate": 1.01}
+    for plain in COARSE:
+        for related in COARSE:
+            if related > plain:
+                break
+            th = dict(off, related=related, plain=plain)
+            r = rates(rows, probs, lang, th)
+            if r[1] + r[2] <= MAX_COMPATIBLE_FLAGGED and store_rates(judged, th)[0] <= MAX_NEW_REFUSED:
+                if best is None or r[0] + r[3] > best[0]:
+                    best = (r[0] + r[3], th)
+                break
+    th = best[1] if best else off
+    th["duplicate"] = next(t for t in CANDIDATES if duplicates_ok(rows, probs, judged, lang, dict(th, duplicate=t)))
+    return th
 
 
 def store_candidates():
@@ -85,7 +165,8 @@ def store_candidates():
     candidates matching.candidates finds in a temporary store of the project's facts (spread over
     four topics), each with its features, signals and a label: conflict or paraphrase when it is the
     fact the new one contradicts or repeats, else compatible. The labelled target is added when the
-    search missed it (it still teaches the model). [(project, lang, new label, [(x, signals, label)])]"""
+    search missed it (it still teaches the model).
+    [(project, lang, new label, [(x, signals, label, found by the search)])]"""
     import shutil
     import tempfile
     from memory_core import matching
@@ -115,7 +196,9 @@ def store_candidates():
                     olds = [old for _s, _t, _id, old in matching.candidates(store, new["text"]) if old != new["text"]]
                     judged = []
                     for old in olds + ([target] if target and target not in olds else []):
-                        x, signals = judgement.analyse(facts.parse(old), parsed)
+                        old_parsed = facts.parse(old)
+                        x, signals = judgement.analyse(old_parsed, parsed)
+                        x = prefixed(x, judgement.language(old_parsed, parsed))
                         judged.append((x, signals, gold if old == target else "compatible", old in olds))
                     out.append(("%s-%d" % (lang, number), lang, new["label"], judged))
             finally:
@@ -123,13 +206,13 @@ def store_candidates():
     return out
 
 
-def store_rates(judged, lang, conflict_at, duplicate_at):
+def store_rates(judged, thresholds):
     """(new facts refused, new facts skipped, conflicts refused, duplicates caught) on the stores.
     judged: [(new label, [(probs, signals) of the candidates record would judge])]."""
     n = {"new": 0, "conflict": 0, "duplicate": 0}
     hit = {"refused": 0, "skipped": 0, "recall": 0, "caught": 0}
     for label, candidates in judged:
-        verdicts = [judgement.decide(p, s, lang, conflict_at, duplicate_at) for p, s in candidates]
+        verdicts = [judgement.decide(p, s, thresholds) for p, s in candidates[:judgement.MAX_JUDGED]]
         conflict, duplicate = "conflict" in verdicts, "duplicate" in verdicts
         n[label] += 1
         hit["refused"] += label == "new" and conflict
@@ -141,54 +224,59 @@ def store_rates(judged, lang, conflict_at, duplicate_at):
 
 
 def cross_validated_stores(rows, stores, folds=3):
-    """{lang: [(new label, [(probs, signals)])]}: each project judged by weights trained on the tune
+    """{lang: [(new label, [(probs, signals)])]}: each project judged by a model trained on the tune
     pairs and the other projects' candidates (projects dealt into folds in a fixed order)."""
     projects = sorted(set(p for p, _l, _n, _j in stores))
     out = {"en": [], "zh": []}
     for k in range(folds):
         held = set(projects[k::folds])
-        train_rows = [(x, y) for x, y, _l, _s in rows] + [
-            (x, label) for p, _l, _n, judged in stores if p not in held for x, _s, label, _found in judged]
-        weights = judgement.train(train_rows)
+        model = train([(x, y) for x, y, _l, _s in rows] + [
+            (x, label, STORE_WEIGHT) for p, _l, _n, judged in stores if p not in held
+            for x, _s, label, _found in judged], **SETTINGS)
         for p, lang, new_label, judged in stores:
             if p in held:
-                out[lang].append((new_label, [(judgement.probabilities(x, weights), s)
-                                              for x, s, _label, found in judged if found]))
+                out[lang].append((new_label, [(probs_of(model, x), s) for x, s, _label, found in judged if found]))
     return out
+
+
+def serialise(model, thresholds, pairs, store_pairs):
+    header = {"about": "pair model of judgement.py (logistic regression); trained by evals/tools/train_pair_model.py",
+              "labels": list(judgement.LABELS), "thresholds": thresholds,
+              "tune_pairs": pairs, "tune_store_pairs": store_pairs}
+    lines = sorted(("%s\t%s" % (name, ",".join("%g" % w for w in row))).encode("utf-8")
+                   for name, row in model["weights"].items())
+    return (json.dumps(header, sort_keys=True) + "\n").encode("utf-8") + b"\n".join(lines) + b"\n"
 
 
 def main():
     rows = tune_rows()
     stores = store_candidates()
-    probs = cross_validated(rows)
+    store_rows = [(x, label, STORE_WEIGHT) for _p, _l, _n, items in stores for x, _s, label, _found in items]
+    probs = cross_validated(rows, store_rows)
     judged = cross_validated_stores(rows, stores)
-    weights = judgement.train([(x, y) for x, y, _l, _s in rows] + [
-        (x, label) for _p, _l, _n, items in stores for x, _s, label, _found in items])
-    conflict_at, duplicate_at = {}, {}
-    for lang in ("en", "zh"):  # per language: Chinese pairs are judged with their own thresholds
-        conflict_at[lang] = next(t for t in CANDIDATES
-                                 if store_rates(judged[lang], lang, t, 1.1)[0] <= MAX_NEW_REFUSED)
-        duplicate_at[lang] = next(t for t in CANDIDATES
-                                  if store_rates(judged[lang], lang, conflict_at[lang], t)[1] <= MAX_NEW_SKIPPED)
-    cv = dict((lang, rates(rows, probs, conflict_at[lang], duplicate_at[lang])[lang]) for lang in ("en", "zh"))
-    model = {"about": "pair model of judgement.py (logistic regression); trained by evals/tools/train_pair_model.py",
-             "conflict_threshold": conflict_at, "duplicate_threshold": duplicate_at,
-             "features": len(rows[0][0]), "tune_pairs": len(rows),
-             "tune_store_pairs": sum(len(items) for _p, _l, _n, items in stores), "weights": weights}
-    blob = (json.dumps(model, sort_keys=True, indent=1) + "\n").encode("utf-8")
+    thresholds = dict((lang, choose_thresholds(rows, probs, judged[lang], lang)) for lang in ("en", "zh"))
+    model = train([(x, y) for x, y, _l, _s in rows] + store_rows, **SETTINGS)
+    blob = serialise(model, thresholds, len(rows), len(store_rows))
     checked = write_or_check(OUT, blob, sys.argv[1:])
     if checked is not None:
         return checked
-    print("wrote %s (%d tune pairs, %d store candidate pairs, %d features); thresholds: conflict %s, duplicate %s"
-          % (os.path.relpath(OUT, REPO), len(rows), model["tune_store_pairs"], len(rows[0][0]), conflict_at,
-             duplicate_at))
-    for lang, (recall, refused, skipped, caught) in sorted(cv.items()):
-        print("5-fold CV %s pairs (pairs-only model): conflict recall %.3f, compatible refused %.3f, compatible "
-              "skipped %.3f, paraphrases caught %.3f" % (lang, recall, refused, skipped, caught))
-        print("  %s tune stores, 3-fold CV by project: new facts refused %.3f, new facts skipped %.3f, conflicts "
-              "refused %.3f, duplicates caught %.3f" % ((lang,) + store_rates(judged[lang], lang, conflict_at[lang],
-                                                                              duplicate_at[lang])))
+    print("wrote %s (%d tune pairs, %d store candidate pairs, %d weights)"
+          % (os.path.relpath(OUT, REPO), len(rows), len(store_rows), len(model["weights"])))
+    for lang in ("en", "zh"):
+        print("%s thresholds %s" % (lang, json.dumps(thresholds[lang], sort_keys=True)))
+        print("  5-fold CV pairs: conflict recall %.3f, compatible refused %.3f, compatible skipped %.3f, "
+              "paraphrases caught %.3f, conflicts skipped %.3f" % rates(rows, probs, lang, thresholds[lang]))
+        print("  tune stores, 3-fold CV by project: new facts refused %.3f, new facts skipped %.3f, "
+              "conflicts refused %.3f, duplicates caught %.3f" % store_rates(judged[lang], thresholds[lang]))
     return 0
+
+
+def duplicates_ok(rows, probs, judged, lang, thresholds):
+    """Whether a paraphrase share of thresholds["duplicate"] skips few enough compatible pairs,
+    conflicts and new facts of the stores (a skipped fact is not recorded)."""
+    pairs = rates(rows, probs, lang, thresholds)
+    return (pairs[2] <= MAX_COMPATIBLE_SKIPPED and pairs[4] <= MAX_CONFLICT_SKIPPED
+            and store_rates(judged, thresholds)[1] <= MAX_NEW_SKIPPED)
 
 
 if __name__ == "__main__":

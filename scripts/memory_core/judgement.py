@@ -154,6 +154,36 @@ def _skeleton(content, fact, v):
     return sk
 
 
+_SPLIT = re.compile(r"[\s_\-./:=,;()`'\"]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#]*")
+
+
+def _tokens(fact, v, noise, cjk):
+    """The fact's words for the model's sparse features: identifiers split (session_idle_timeout,
+    minSdkVersion), vocabulary words as their entity or concept, others stemmed; its tools, their
+    families, scopes, concepts and value dimensions; Chinese characters and character pairs."""
+    out = set()
+    units = v["units"]
+    for raw in _SPLIT.split(fact.text):
+        if raw.lower().lstrip("0123456789.") in units:
+            continue  # 1GiB, 45m, ms: the value's dimension is a "V:" token
+        parts = _CAMEL.findall(raw) if re.search(r"[a-z][A-Z]", raw) else [raw]
+        for word in (x.lower() for part in parts for x in _WORD.findall(part)):
+            if word in noise or word in units or len(word) < 2:
+                continue
+            hit = v["phrases"].get(word)
+            out.add(hit[0][0].upper() + ":" + hit[1] if hit else stem(word))
+    out.update("E:" + e for e in fact.entities)
+    out.update("F:" + v["family_of"][e] for e in fact.entities if e in v["family_of"])
+    out.update("S:" + s for s in fact.scope)
+    out.update("C:" + c for c in fact.subject if c in v["concepts"])
+    out.update("V:" + d for d, _x in fact.values)
+    out.update("z:" + cjk[i:i + 2] for i in range(len(cjk) - 1))
+    out.update("c:" + ch for ch in cjk)
+    return out
+
+
 def _side(fact, v, w):
     """What pair_features needs of one fact, computed once per text in a process (record judges
     one new fact against several, review each fact against several)."""
@@ -175,7 +205,8 @@ def _side(fact, v, w):
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
              "lead": _lead(text, w["noise"]), "change": _has_change(text, w["change"]), "norm": normalize(text),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
-             "ids": set(t for t in about if "_" in t or "-" in t.strip("-"))}
+             "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
+             "toks": _tokens(fact, v, w["noise"], cjk)}
     if len(_SIDES) > 200000:
         _SIDES.clear()
     _SIDES[key] = found
@@ -212,15 +243,30 @@ def _base_features(a, b, v, sa, sb):
 
 
 def pair_features(a, b, extra=None):
-    """Numbers describing how two parsed facts relate (a: the older, b: the newer)."""
+    """{feature: value} describing how two parsed facts relate (a: the older, b: the newer)."""
     return analyse(a, b, extra)[0]
 
 
 def analyse(a, b, extra=None):
-    """(pair_features, {signal: value}) of two parsed facts; the signals feed the gates of judge()."""
+    """({feature: value}, {signal: value}) of two parsed facts. Features: the dense numbers
+    ("x0".."x56"), the overlap of the two token sets, and one "d:" feature per token only one side
+    has: what differs is what tells a new value (d:F:database) from a new scope (d:android)."""
     v = vocabulary.vocab(extra)
     w = _words(v)
     sa, sb = _side(a, v, w), _side(b, v, w)
+    dense, signals = _dense(a, b, v, sa, sb)
+    features = dict(("x%d" % i, x) for i, x in enumerate(dense) if x)
+    ta, tb = sa["toks"], sb["toks"]
+    shared = len(ta & tb)
+    features["jac"] = shared / float(len(ta | tb) or 1)
+    features["cov"] = shared / float(min(len(ta), len(tb)) or 1)
+    for token in ta ^ tb:
+        features["d:" + token] = 1.0
+    return features, signals
+
+
+def _dense(a, b, v, sa, sb):
+    """(dense features, {signal: value}) of two parsed facts."""
     base = _base_features(a, b, v, sa, sb)
     wa, wb = sa["words"], sb["words"]
     ua, ub = wa - wb, wb - wa
@@ -252,7 +298,7 @@ def analyse(a, b, extra=None):
                "one_sided_tags": int(bool(tags_a) != bool(tags_b)), "cjk_overlap": cjk_overlap,
                "values_differ": values_differ, "lead_disjoint": lead_disjoint,
                "scope_phrase_differ": scope_phrase_differ, "unique_words": len(ua) + len(ub),
-               "polarity_flip": base[10], "same_text": int(sa["norm"] == sb["norm"])}
+               "polarity_flip": base[10], "same_text": int(sa["norm"] == sb["norm"]), "change": int(sb["change"])}
     return base + [
         min(len(ua), 4) / 4.0, min(len(ub), 4) / 4.0, min(len(ua), len(ub), 3) / 3.0,
         len(wa & wb) / float(min(len(wa), len(wb))) if wa and wb else 0.0,
@@ -273,28 +319,54 @@ def analyse(a, b, extra=None):
 
 
 def load():
-    """The shipped model ({"weights": {label: [...]}, "conflict_threshold", "duplicate_threshold"})
-    or None."""
+    """The shipped model, once per process, or None. data/pair_model.tsv is a JSON header line
+    ({"labels", "thresholds": {lang: {"related", "plain", "duplicate"}}}) and then one sorted line per
+    feature, "lang|feature<TAB>w,w,w" (one weight per label), found by binary search as needed."""
     if not _MODEL:
         import os
         from .fastjson import loads
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pair_model.json")
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pair_model.tsv")
         try:
-            with open(path, encoding="utf-8") as fh:
-                model = loads(fh.read())
-            [model["weights"][label] for label in LABELS]  # noqa: B018 (a file without them is no model)
-            _MODEL.append(model)
+            with open(path, "rb") as fh:
+                header = loads(fh.readline().decode("utf-8"))
+                blob = fh.read()
+            if tuple(header["labels"]) != LABELS:
+                raise ValueError("labels")
+            _MODEL.append({"thresholds": header["thresholds"], "blob": blob, "cache": {}})
         except (OSError, ValueError, KeyError, TypeError):
             _MODEL.append(None)
     return _MODEL[0]
 
 
-def probabilities(features, weights):
-    scores = [sum(w * x for w, x in zip(weights[label], features)) for label in LABELS]
+def _row(model, key):
+    cache = model.setdefault("cache", {})
+    if key not in cache:
+        if "weights" in model:  # a model being trained: a dict
+            cache[key] = model["weights"].get(key)
+        else:
+            from .sortedlines import find
+            found = find(model["blob"], key)
+            cache[key] = [float(x) for x in found.split(b",")] if found is not None else None
+    return cache[key]
+
+
+def probabilities(features, model, lang):
+    """{label: probability} of a pair's features under the model's weights for lang."""
+    scores = [0.0] * len(LABELS)
+    for name, x in features.items():
+        row = _row(model, lang + "|" + name)
+        if row is not None:
+            for k, w in enumerate(row):
+                scores[k] += w * x
     top = max(scores)
     exp = [math.exp(s - top) for s in scores]
     total = sum(exp)
     return dict(zip(LABELS, (e / total for e in exp)))
+
+
+def language(a, b):
+    """"zh" when either text has Chinese in it, else "en": each has its own weights and thresholds."""
+    return "zh" if _CJK.search(a.text + b.text) else "en"
 
 
 def judge(a, b, extra=None, model=None):
@@ -305,55 +377,47 @@ def judge(a, b, extra=None, model=None):
         from .facts import relate
         return relate(a, b, extra)[0], None
     features, signals = analyse(a, b, extra)
-    probs = probabilities(features, model["weights"])
-    lang = "zh" if _CJK.search(a.text + b.text) else "en"
-    return decide(probs, signals, lang, model["conflict_threshold"][lang], model["duplicate_threshold"][lang]), probs
+    lang = language(a, b)
+    probs = probabilities(features, model, lang)
+    return decide(probs, signals, model["thresholds"][lang]), probs
 
 
-def decide(probs, signals, lang, conflict_at, duplicate_at):
-    """"conflict", "duplicate" or None from the model's probabilities and the pair's signals. In
-    English the subject can be found before the verb, so a pair whose subjects, leading scopes
-    ("In CI pipelines, ...") or modifiers (access / refresh tokens) differ is about two things:
-    neither a conflict nor a duplicate, whatever the probabilities say (a false conflict refuses a
-    genuine fact; a false duplicate loses it silently)."""
+def confidence(probs):
+    """How sure the model is that two facts speak of one thing (a conflict or a duplicate)."""
+    return None if probs is None else round(1.0 - probs["compatible"], 3)
+
+
+def decide(probs, signals, thresholds):
+    """"conflict", "duplicate" or None. thresholds: {"related", "plain", "duplicate"} of the pair's
+    language. Two facts are about one thing when 1 - P(compatible) reaches "related" where
+    something stands against something (opposed()), or the higher "plain" where nothing does (a
+    pair that only adds a detail looks just as related). Such a pair is a duplicate when the
+    paraphrase share of that reaches "duplicate" and no value, choice, version or negation
+    differs; otherwise a conflict: a false conflict is refused with its reason and kept by
+    --keep-both, a false duplicate would lose a fact silently."""
     if signals["same_text"]:
         return "duplicate"  # the same words, whatever the model's arithmetic says
-    two_things = lang == "en" and bool(signals["lead_disjoint"] or signals["scope_phrase_differ"]
-                                       or signals["swapped"] or signals["scope_disjoint"])
-    if two_things:
+    related = 1.0 - probs["compatible"]
+    if related < thresholds["related" if opposed(signals) else "plain"]:
         return None
     differs = (signals["unique_words"] or signals["differences"] or signals["values_differ"]
                or signals["negation_flip"] or signals["polarity_flip"] or signals["versions_differ"]
                or signals["one_sided_tags"] or signals["cjk_overlap"] < 1.0 and signals["cjk_overlap"] > 0)
-    if not differs and probs["conflict"] >= conflict_at:
+    if not differs:
         return "duplicate"  # nothing tells them apart: a conflict needs something that differs
-    if probs["conflict"] >= conflict_at:
-        return "conflict"
-    if probs["paraphrase"] >= duplicate_at:
-        return "duplicate"
-    return None
+    hard = (signals["dims_differ"] or signals["family_clash"] or signals["negation_flip"]
+            or signals["polarity_flip"] or signals["versions_differ"])
+    share = probs["paraphrase"] / ((probs["paraphrase"] + probs["conflict"]) or 1.0)
+    return "duplicate" if share >= thresholds["duplicate"] and not hard else "conflict"
 
 
-def train(rows, l2=0.003, epochs=300, rate=0.5):
-    """{label: weights} from [(features, label)]: multinomial logistic regression by full-batch
-    gradient descent from zeros, so the same rows give the same weights."""
-    n = len(rows[0][0])
-    weights = dict((label, [0.0] * n) for label in LABELS)
-    for _ in range(epochs):
-        grads = dict((label, [0.0] * n) for label in LABELS)
-        for x, gold in rows:
-            probs = probabilities(x, weights)
-            for label in LABELS:
-                g = probs[label] - (1.0 if label == gold else 0.0)
-                row = grads[label]
-                for i, xi in enumerate(x):
-                    if xi:
-                        row[i] += g * xi
-        for label in LABELS:
-            w, g = weights[label], grads[label]
-            for i in range(n):
-                w[i] -= rate * (g[i] / len(rows) + l2 * w[i])
-    return dict((label, [round(x, 5) for x in ws]) for label, ws in weights.items())
+def opposed(signals):
+    """Whether something stands against something: a value, choice, version, name or identifier
+    that differs, a negation, or the newer fact saying it changed. A pair about one thing with
+    none of these adds a detail (SQLite / SQLite encrypted with SQLCipher): no conflict."""
+    return bool(signals["dims_differ"] or signals["family_clash"] or signals["negation_flip"]
+                or signals["polarity_flip"] or signals["versions_differ"] or signals["numbers_differ"]
+                or signals["tags_differ"] or signals["names_differ"] or signals["change"])
 
 
 # --- finding the facts a new one must be judged against ------------------------------------------
@@ -398,6 +462,7 @@ def fact_keys(text, extra=None):
 
 STRONG = ("F:", "E:", "C:")
 MIN_SCORE, MAX_CANDIDATES = 3, 12
+MAX_JUDGED = 1  # the model judges the strongest candidate: it is the fact a new one targets 9 times in 10
 
 
 def score(shared_keys):

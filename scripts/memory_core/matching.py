@@ -5,8 +5,9 @@ Candidates come from the judgement keys in each topic's dedup index (state/cache
 keys: one " key key " line per row), searched as text, so no items.json is parsed while the index
 matches its file. A key found in more than COMMON_KEY rows of the store says little and is dropped.
 A stale or missing index is rebuilt from the file by a writer (under the store lock), and computed
-in memory without being written on a dry run. The strongest judgement.MAX_CANDIDATES candidates
-are parsed and judged; the rest are not looked at.
+in memory without being written on a dry run. Up to judgement.MAX_CANDIDATES candidates,
+strongest first, are compared verbatim, and the strongest judgement.MAX_JUDGED are parsed and
+judged by the pair model (the fact a new one contradicts or repeats is nearly always the strongest).
 """
 from . import index, judgement
 from . import store as st
@@ -83,13 +84,13 @@ def matches(store, text, skip_ids=(), write=True, extra=None):
     from .facts import parse  # the parser, only once there is something to judge
     new = parse(text, extra)
     duplicate, conflicts = None, []
-    for _strength, topic, item_id, old_text in found_candidates:
+    for _strength, topic, item_id, old_text in found_candidates[:judgement.MAX_JUDGED]:
         verdict, probs = judgement.judge(parse(old_text, extra), new, extra)
         if verdict is None:
             continue
         found = {"id": item_id, "topic": topic, "fact": old_text}
         if probs:
-            found["confidence"] = round(probs["conflict" if verdict == "conflict" else "paraphrase"], 3)
+            found["confidence"] = judgement.confidence(probs)
         if verdict == "conflict":
             conflicts.append(found)
         elif duplicate is None or found.get("confidence", 0) > duplicate.get("confidence", 0):

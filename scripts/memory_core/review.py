@@ -182,7 +182,7 @@ def find_meaning_pairs(active, known_pairs=(), vocab=None):
         verdict, probs = judgement.judge(parsed[old_i], parsed[new_i], vocab)
         if verdict is None:
             continue
-        confidence = probs["conflict" if verdict == "conflict" else "paraphrase"] if probs else None
+        confidence = judgement.confidence(probs)
         topics = "" if older["_topic"] == newer["_topic"] else " (topics %s, %s)" % (older["_topic"], newer["_topic"])
         found.append({
             "kind": verdict, "ids": [older["id"], newer["id"]],
