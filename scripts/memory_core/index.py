@@ -25,6 +25,7 @@ NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
 NEWEST_HEADER = "memory-3layer layer1-newest v3"
+KEYS_VERSION = 2  # of judgement.fact_keys: a dedup index written with other keys is rebuilt
 TOPIC_ENTRY_VERSION = 3  # rows: [stamp, id, fact, flags ("i" inferred, "r" needs review), anchors]
 CLEAN_INDEX = os.path.join(CACHE_DIR, "clean.tsv")
 CLEAN_HEADER = "memory-3layer clean v1"
@@ -312,7 +313,7 @@ def _dedup_rel(topic, name):
 
 
 def _write_meta(store, topic, sig, count, plain):
-    meta = "%d %d %d %d %d\n" % (sig[0], sig[1], sig[2], count, 1 if plain else 0)
+    meta = "%d %d %d %d %d %d\n" % (sig[0], sig[1], sig[2], count, 1 if plain else 0, KEYS_VERSION)
     _write_cache(store, _dedup_rel(topic, "meta"), meta.encode("ascii"))
 
 
@@ -357,10 +358,10 @@ def _plain_count(store, topic, sig):
         return None
     meta = _read_cache(store, _dedup_rel(topic, "meta"))
     try:
-        size, mtime, ino, count, plain = (int(v) for v in meta.split())
+        size, mtime, ino, count, plain, keys_version = (int(v) for v in meta.split())
     except (AttributeError, ValueError):
-        return None
-    return count if [size, mtime, ino] == sig and plain else None
+        return None  # missing, torn, or written before the keys had a version
+    return count if [size, mtime, ino] == sig and plain and keys_version == KEYS_VERSION else None
 
 
 def read_dedup_index(store, topic, sig):
@@ -532,8 +533,9 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
     for topic in list_topics(store):
         path = topic_items_path(store, topic)
         sig = signature(path)
-        meta = (_read_cache(store, _dedup_rel(topic, "meta")) or "").split()[:3]
-        if read_topic_entry(store, topic, sig, 0) is not None and meta == [str(v) for v in sig or ()]:
+        meta = (_read_cache(store, _dedup_rel(topic, "meta")) or "").split()
+        if read_topic_entry(store, topic, sig, 0) is not None and meta[:3] == [str(v) for v in sig or ()] \
+                and meta[5:] == [str(KEYS_VERSION)]:
             continue
         try:
             doc, items = read_topic(store, topic)

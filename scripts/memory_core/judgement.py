@@ -206,7 +206,7 @@ def _side(fact, v, w):
              "lead": _lead(text, w["noise"]), "change": _has_change(text, w["change"]), "norm": normalize(text),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
-             "toks": _tokens(fact, v, w["noise"], cjk)}
+             "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text))}
     if len(_SIDES) > 200000:
         _SIDES.clear()
     _SIDES[key] = found
@@ -262,6 +262,9 @@ def analyse(a, b, extra=None):
     features["cov"] = shared / float(min(len(ta), len(tb)) or 1)
     for token in ta ^ tb:
         features["d:" + token] = 1.0
+    tie = score(sa["keys"] & sb["keys"])  # how strongly the keys record finds candidates by tie them
+    features["ks:" + ("0" if not tie else str(tie) if tie <= 2 else "3-5" if tie <= 5 else "6+")] = 1.0
+    signals["tie"] = tie
     return features, signals
 
 
@@ -388,17 +391,21 @@ def confidence(probs):
 
 
 def decide(probs, signals, thresholds):
-    """"conflict", "duplicate" or None. thresholds: {"related", "plain", "duplicate"} of the pair's
-    language. Two facts are about one thing when 1 - P(compatible) reaches "related" where
+    """"conflict", "duplicate" or None. thresholds: {"related", "plain", "weak", "duplicate"} of the
+    pair's language. Two facts are about one thing when 1 - P(compatible) reaches "related" where
     something stands against something (opposed()), or the higher "plain" where nothing does (a
-    pair that only adds a detail looks just as related). Such a pair is a duplicate when the
-    paraphrase share of that reaches "duplicate" and no value, choice, version or negation
+    pair that only adds a detail looks just as related), and at least "weak" when their keys tie
+    them by less than STRONG_TIE (a word or two, no tool or concept). Such a pair is a duplicate
+    when the paraphrase share of that reaches "duplicate" and no value, choice, version or negation
     differs; otherwise a conflict: a false conflict is refused with its reason and kept by
     --keep-both, a false duplicate would lose a fact silently."""
     if signals["same_text"]:
         return "duplicate"  # the same words, whatever the model's arithmetic says
     related = 1.0 - probs["compatible"]
-    if related < thresholds["related" if opposed(signals) else "plain"]:
+    needed = thresholds["related" if opposed(signals) else "plain"]
+    if signals["tie"] < STRONG_TIE:
+        needed = max(needed, thresholds["weak"])
+    if related < needed:
         return None
     differs = (signals["unique_words"] or signals["differences"] or signals["values_differ"]
                or signals["negation_flip"] or signals["polarity_flip"] or signals["versions_differ"]
@@ -425,7 +432,7 @@ def opposed(signals):
 def fact_keys(text, extra=None):
     """The words a fact is found by, without parsing it fully: "F:family" for a tool in an
     exclusive family (so pnpm finds yarn), "E:tool" for others, "C:concept", and "W:word" for the
-    other content words of four letters or more; Chinese text adds its vocabulary phrases (a Chinese
+    other content words of three letters or more; Chinese text adds its vocabulary phrases (a Chinese
     scope word such as 生产 counts as "C:" too) and "J:" character pairs."""
     v = vocabulary.vocab(extra)
     noise = _words(v)["noise"]
@@ -444,7 +451,7 @@ def fact_keys(text, extra=None):
             keys.add("F:" + family if family else "E:" + hit[1])
         elif hit and hit[0] == "concept":
             keys.add("C:" + hit[1])
-        elif n == 1 and len(words[i]) >= 4 and words[i] not in noise and not any(c.isdigit() for c in words[i]):
+        elif n == 1 and len(words[i]) >= 3 and words[i] not in noise and not any(c.isdigit() for c in words[i]):
             keys.add("W:" + stem(words[i]))
         i += n
     for run in _CJK.findall(low):
@@ -457,11 +464,12 @@ def fact_keys(text, extra=None):
         for part in run.split():
             part = "".join(ch for ch in part if ch not in v["stopwords"])
             keys.update("J:" + part[k:k + 2] for k in range(len(part) - 1))
-    return sorted(k for k in keys if " " not in k)
+    return sorted(k.replace(" ", "_") for k in keys)  # "C:batch size" is one key: keys lines split on spaces
 
 
 STRONG = ("F:", "E:", "C:")
-MIN_SCORE, MAX_CANDIDATES = 3, 12
+MIN_SCORE, MAX_CANDIDATES = 1, 12  # one shared key makes a candidate: only the strongest is judged
+STRONG_TIE = 3  # a shared tool, family or concept, or three words; a weaker tie needs thresholds["weak"]
 MAX_JUDGED = 1  # the model judges the strongest candidate: it is the fact a new one targets 9 times in 10
 
 

@@ -14,6 +14,7 @@ from . import store as st
 from .paths import topic_items_path
 
 COMMON_KEY = 300
+TIE_BREAK = 50  # candidates tied on key strength are ordered by wording likeness, this many at most
 
 
 def _topic_keys(store, topic, write):
@@ -69,6 +70,12 @@ def candidates(store, text, skip_ids=(), write=True):
         found.extend((strength, topic, ids[row], index.unescape(facts_text[row])) for strength, row in strong
                      if ids[row] not in skip_ids)
     found.sort(key=lambda c: (-c[0], c[1], c[2]))
+    if len(found) > 1 and found[0][0] == found[1][0]:  # a tie at the top: the likelier subject first
+        from .similarity import normalize, ratio
+        norm = normalize(text)
+        top = [c for c in found[:TIE_BREAK] if c[0] == found[0][0]]
+        top.sort(key=lambda c: -ratio(norm, normalize(c[3])))
+        found[:len(top)] = top
     return found[:judgement.MAX_CANDIDATES]
 
 
