@@ -208,6 +208,13 @@ class DecideTest(unittest.TestCase):
         self.assertTrue(judgement.opposed(changed))
         self.assertEqual(judgement.decide(probs, changed, self.THRESHOLDS), "conflict")
 
+    def test_a_conflict_says_what_it_rests_on(self):
+        a, b = facts.parse("Backups are kept for 30 days."), facts.parse("Backups are kept for 90 days.")
+        self.assertEqual(judgement.conflict_reason(a, b), "same subject and scope, another value or claim")
+        a = facts.parse("The app stores local data in SQLite.")
+        b = facts.parse("The local SQLite database is encrypted with SQLCipher.")
+        self.assertIn("may say the same", judgement.conflict_reason(a, b))
+
     def test_a_weak_tie_needs_the_weak_threshold(self):
         loose = self.signals("Mobile builds use Fastlane lanes.", "Mobile analytics go to Amplitude.")
         self.assertLess(loose["tie"], judgement.STRONG_TIE)

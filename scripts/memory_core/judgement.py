@@ -418,6 +418,14 @@ def decide(probs, signals, thresholds):
     return "duplicate" if share >= thresholds["duplicate"] and not hard else "conflict"
 
 
+def conflict_reason(a, b, extra=None):
+    """What a conflict verdict rests on, in words: a value or claim that differs, or (when nothing
+    is opposed and the pair was only judged one subject) a fact that may say the same again."""
+    if opposed(analyse(a, b, extra)[1]):
+        return "same subject and scope, another value or claim"
+    return "same subject, nothing opposed: it may say the same as the stored fact"
+
+
 def opposed(signals):
     """Whether something stands against something: a value, choice, version, name or identifier
     that differs, a negation, or the newer fact saying it changed. A pair about one thing with

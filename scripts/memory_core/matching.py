@@ -92,13 +92,15 @@ def matches(store, text, skip_ids=(), write=True, extra=None):
     new = parse(text, extra)
     duplicate, conflicts = None, []
     for _strength, topic, item_id, old_text in found_candidates[:judgement.MAX_JUDGED]:
-        verdict, probs = judgement.judge(parse(old_text, extra), new, extra)
+        old = parse(old_text, extra)
+        verdict, probs = judgement.judge(old, new, extra)
         if verdict is None:
             continue
         found = {"id": item_id, "topic": topic, "fact": old_text}
         if probs:
             found["confidence"] = judgement.confidence(probs)
         if verdict == "conflict":
+            found["reason"] = judgement.conflict_reason(old, new, extra)
             conflicts.append(found)
         elif duplicate is None or found.get("confidence", 0) > duplicate.get("confidence", 0):
             duplicate = found

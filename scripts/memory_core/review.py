@@ -187,7 +187,8 @@ def find_meaning_pairs(active, known_pairs=(), vocab=None):
         found.append({
             "kind": verdict, "ids": [older["id"], newer["id"]],
             "evidence": "%s by meaning%s%s: %r / %r" % (
-                "same claim reworded" if verdict == "duplicate" else "same subject, another value or claim",
+                "same claim reworded" if verdict == "duplicate"
+                else judgement.conflict_reason(parsed[old_i], parsed[new_i], vocab),
                 "" if confidence is None else " (confidence %.2f)" % confidence, topics, older["fact"], newer["fact"]),
             "action": {"op": "supersede", "old": older["id"], "new": newer["id"],
                        "why": "the newer one replaces the older" if verdict == "conflict"
