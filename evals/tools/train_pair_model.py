@@ -63,11 +63,10 @@ def tune_rows():
 
 
 def train(rows, epochs, rate, l2, keep, seed=5):
-    """{"weights": {feature: [w per label]}} from [(features, label)]: multinomial logistic
-    regression by stochastic gradient descent from zeros, rows visited in a seeded order."""
+    """{"weights": {feature: [w per label]}} from [(features, label[, weight])]: multinomial
+    logistic regression by stochastic gradient descent from zeros, rows visited in a seeded order."""
     labels = judgement.LABELS
     weights = {}
-
     order = list(range(len(rows)))
     shuffle = random.Random(seed).shuffle
     for epoch in range(epochs):
