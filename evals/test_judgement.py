@@ -176,7 +176,7 @@ class KeysTest(unittest.TestCase):
         self.assertIsNotNone(judgement.load())
         even = {"related": 0.9, "plain": 0.9, "weak": 0.9, "duplicate": 0.9}
         self.assertIsNone(judgement.judge(facts.parse("a"), facts.parse("b"), model={
-            "weights": {}, "thresholds": {"en": even, "zh": even}})[0])
+            "blob": b"", "cache": {}, "thresholds": {"en": even, "zh": even}})[0])
         self.assertIn(verdict, ("conflict", None))
         self.assertIsNotNone(probs)
 

@@ -341,23 +341,12 @@ def load():
     return _MODEL[0]
 
 
-def _row(model, key):
-    cache = model.setdefault("cache", {})
-    if key not in cache:
-        if "weights" in model:  # a model being trained: a dict
-            cache[key] = model["weights"].get(key)
-        else:
-            from .sortedlines import find
-            found = find(model["blob"], key)
-            cache[key] = [float(x) for x in found.split(b",")] if found is not None else None
-    return cache[key]
-
-
 def probabilities(features, model, lang):
     """{label: probability} of a pair's features under the model's weights for lang."""
+    from .sortedlines import weights
     scores = [0.0] * len(LABELS)
     for name, x in features.items():
-        row = _row(model, lang + "|" + name)
+        row = weights(model, lang + "|" + name)
         if row is not None:
             for k, w in enumerate(row):
                 scores[k] += w * x

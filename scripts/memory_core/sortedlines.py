@@ -1,6 +1,7 @@
 """Binary search over a blob of sorted "key<TAB>value" lines (bytes, one per line, in byte order): the
 data files and caches that are read for a handful of keys per process (surface_model.tsv, the
-judgement postings) are searched in place instead of being split into a dict at every start."""
+judgement postings, pair_model.tsv) are searched in place instead of being split into a dict at every
+start."""
 
 
 def find(blob, key):
@@ -20,3 +21,12 @@ def find(blob, key):
         return None
     end = blob.find(b"\n", lo)
     return blob[lo + len(key):len(blob) if end < 0 else end]
+
+
+def weights(model, key):
+    """The floats on key's line of a model's blob ({"blob", "cache"}), or None; cached per model."""
+    cache = model["cache"]
+    if key not in cache:
+        found = find(model["blob"], key)
+        cache[key] = [float(x) for x in found.split(b",")] if found is not None else None
+    return cache[key]

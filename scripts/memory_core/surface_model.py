@@ -64,27 +64,16 @@ def load():
     return _MODEL[0]
 
 
-def _row(model, feature):
-    """The weights of feature, or None: binary search over the sorted lines of the blob."""
-    cache = model["cache"]
-    if feature in cache:
-        return cache[feature]
-    from .sortedlines import find
-    found = find(model["blob"], feature)
-    row = [float(x) for x in found.split(b",")] if found is not None else None
-    cache[feature] = row
-    return row
-
-
 def predict(text, model=None, rule_surface=None):
     """({surface: probability}, best surface) or (None, None) without a model."""
     model = model or load()
     if model is None:
         return None, None
+    from .sortedlines import weights
     labels = model["labels"]
     scores = [0.0] * len(labels)
     for feature in tokens(text, rule_surface):
-        row = _row(model, feature)
+        row = weights(model, feature)
         if row is not None:
             for k, w in enumerate(row):
                 scores[k] += w
