@@ -351,17 +351,24 @@ def _read_lines(store, topic, name):
     return text.split("\n")[:-1]
 
 
-def _plain_count(store, topic, sig):
-    """The row count the topic's dedup meta vouches for, when it was computed from the file with
-    this signature and the file is plain; else None."""
+def _current_meta(store, topic, sig):
+    """(count, plain) from the topic's dedup meta when it was computed from the file with this
+    signature and with the current keys; else None (missing, torn, stale, or older keys)."""
     if sig is None:
         return None
     meta = _read_cache(store, _dedup_rel(topic, "meta"))
     try:
         size, mtime, ino, count, plain, keys_version = (int(v) for v in meta.split())
     except (AttributeError, ValueError):
-        return None  # missing, torn, or written before the keys had a version
-    return count if [size, mtime, ino] == sig and plain and keys_version == KEYS_VERSION else None
+        return None
+    return (count, plain) if [size, mtime, ino] == sig and keys_version == KEYS_VERSION else None
+
+
+def _plain_count(store, topic, sig):
+    """The row count the topic's dedup meta vouches for, when it is current (_current_meta) and the
+    file is plain; else None."""
+    meta = _current_meta(store, topic, sig)
+    return meta[0] if meta and meta[1] else None
 
 
 def read_dedup_index(store, topic, sig):
@@ -533,9 +540,7 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
     for topic in list_topics(store):
         path = topic_items_path(store, topic)
         sig = signature(path)
-        meta = (_read_cache(store, _dedup_rel(topic, "meta")) or "").split()
-        if read_topic_entry(store, topic, sig, 0) is not None and meta[:3] == [str(v) for v in sig or ()] \
-                and meta[5:] == [str(KEYS_VERSION)]:
+        if read_topic_entry(store, topic, sig, 0) is not None and _current_meta(store, topic, sig):
             continue
         try:
             doc, items = read_topic(store, topic)
