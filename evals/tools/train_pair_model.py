@@ -16,7 +16,6 @@ stores: see choose_thresholds and duplicates_ok.
   python3 evals/tools/train_pair_model.py [--check]   (--check: exit 1 if the file would change)
 """
 import json
-import math
 import os
 import random
 import sys
@@ -76,11 +75,8 @@ def train(rows, epochs, rate, l2, keep, seed=5):
             x, gold = rows[i][0], rows[i][1]
             weight = rows[i][2] if len(rows[i]) > 2 else 1.0
             ws = [(weights.setdefault(name, [0.0] * len(labels)), value) for name, value in x.items()]
-            scores = [sum(w[k] * value for w, value in ws) for k in range(len(labels))]
-            top = max(scores)
-            exp = [math.exp(s - top) for s in scores]
-            total = sum(exp)
-            grad = [weight * (e / total - (1.0 if labels[k] == gold else 0.0)) for k, e in enumerate(exp)]
+            probs = judgement.softmax([sum(w[k] * value for w, value in ws) for k in range(len(labels))])
+            grad = [weight * (p - (1.0 if labels[k] == gold else 0.0)) for k, p in enumerate(probs)]
             for w, value in ws:
                 for k in range(len(labels)):
                     w[k] -= step * (grad[k] * value + l2 * w[k])
@@ -100,9 +96,7 @@ def probs_of(model, features):
         if row:
             for k, w in enumerate(row):
                 scores[k] += w * x
-    top = max(scores)
-    exp = [math.exp(s - top) for s in scores]
-    return dict(zip(judgement.LABELS, (e / sum(exp) for e in exp)))
+    return dict(zip(judgement.LABELS, judgement.softmax(scores)))
 
 
 def cross_validated(rows, extra_rows):

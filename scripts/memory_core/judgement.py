@@ -350,10 +350,15 @@ def probabilities(features, model, lang):
         if row is not None:
             for k, w in enumerate(row):
                 scores[k] += w * x
+    return dict(zip(LABELS, softmax(scores)))
+
+
+def softmax(scores):
+    """Probabilities from one score per label (the trainer uses it too)."""
     top = max(scores)
     exp = [math.exp(s - top) for s in scores]
     total = sum(exp)
-    return dict(zip(LABELS, (e / total for e in exp)))
+    return [e / total for e in exp]
 
 
 def language(a, b):
