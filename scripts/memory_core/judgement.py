@@ -412,12 +412,14 @@ def decide(probs, signals, thresholds):
     return "duplicate" if share >= thresholds["duplicate"] and not hard else "conflict"
 
 
+OPPOSED = "same subject and scope, another value or claim"
+MAY_REWORD = "same subject, nothing opposed: it may say the same as the stored fact"
+
+
 def conflict_reason(a, b, extra=None):
     """What a conflict verdict rests on, in words: a value or claim that differs, or (when nothing
     is opposed and the pair was only judged one subject) a fact that may say the same again."""
-    if opposed(analyse(a, b, extra)[1]):
-        return "same subject and scope, another value or claim"
-    return "same subject, nothing opposed: it may say the same as the stored fact"
+    return OPPOSED if opposed(analyse(a, b, extra)[1]) else MAY_REWORD
 
 
 def opposed(signals):

@@ -308,13 +308,14 @@ def _judged(store, fact, topic, supersedes, keep_both, write, extra, vocab=None)
     duplicate, conflicts = matching.matches(store, fact, skip_ids=set(supersedes), write=write, extra=vocab)
     if conflicts and not keep_both:
         first = conflicts[0]
-        rewords = not first.get("reason", "").startswith("same subject and scope")
+        from .judgement import MAY_REWORD, OPPOSED
+        reason = first.get("reason", OPPOSED)
         raise Refusal("the fact conflicts with %s in topic %s (%r): %s; nothing was written"
-                      % (first["id"], first["topic"], _shown(first["fact"], extra),
-                         first.get("reason", "same subject and scope, another value or claim")),
+                      % (first["id"], first["topic"], _shown(first["fact"], extra), reason),
                       fix="%sif the new value replaces the old one, record with %s--supersedes %s; if both are true "
                           "(another scope or subject), record with --keep-both"
-                          % ("if it says the same as the stored fact, nothing needs recording; " if rewords else "",
+                          % ("if it says the same as the stored fact, nothing needs recording; "
+                             if reason == MAY_REWORD else "",
                              "" if first["topic"] == topic else "--topic %s " % first["topic"], first["id"]),
                       conflict_with=[dict(c, fact=_shown(c["fact"], extra)) for c in conflicts])
     return duplicate, conflicts
