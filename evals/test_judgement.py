@@ -2,11 +2,11 @@
 record does with a conflict or a paraphrase in any topic.
 
 Data, all written by helpers who had not seen the code (evals/fixtures/judgement/):
-- pairs.{en,zh}.tune.jsonl: the pair model is trained on these (figures in-sample): rounds 1 to 6
-  (round 2's set B was the blind half five times, rounds 3 to 5 once each and round 6 three times,
-  before they were folded in);
-- pairs.{en,zh}.blind.jsonl: round 7 (four helpers, 960 pairs), scored once with the shipped model,
-  judged as record judges (pair_figures);
+- pairs.{en,zh}.tune.jsonl: the pair model is trained on these (figures in-sample): rounds 1 to 8
+  (round 2's set B was the blind half five times, rounds 3 to 5 and 7 once each, round 6 three times
+  and round 8 once, with the model before, before they were folded in);
+- pairs.{en,zh}.blind.jsonl: round 9 (four helpers, 960 pairs), scored twice (the model before the
+  shipped one, then the shipped model), judged as record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -17,6 +17,7 @@ Targets of the judgement issue: conflict recall >= 0.80 (each language >= 0.75),
 refused <= 5%, paraphrases caught >= 0.60. The tests print every figure and guard the measured
 blind level (a regression floor, not the targets); references/fact-model.md says which are met."""
 import collections
+import hashlib
 import json
 import shutil
 import sys
@@ -31,11 +32,12 @@ from memory_core.similarity import fact_id
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
-# Measured with the shipped model (pairs as record judges them: round 7, scored once) EN 0.388 /
-# 0.050 refused / 0.000 skipped / 0.381 caught, ZH 0.494 / 0.025 / 0.000 / 0.338; stores (round 11,
-# eighth scoring) EN 0.324 conflicts refused, 0.050 new refused, 0.000 new skipped; ZH 0.294, 0.050, 0.000.
-PAIR_BLIND_FLOOR = {"en": (0.38, 0.05, 0.38), "zh": (0.49, 0.03, 0.33)}  # (recall min, compatible refused max, caught min)
-STORE_FLOOR = {"new_refused_max": 0.06, "new_skipped_max": 0.01, "conflict_recall_min": 0.29}
+# Measured with the shipped model (pairs as record judges them: round 9, scored once) EN 0.369 /
+# 0.025 refused / 0.000 skipped / 0.300 caught, ZH 0.669 / 0.044 / 0.000 / 0.412; stores (round 11,
+# ninth scoring) EN 0.176 conflicts refused, 0.025 new refused, 0.000 new skipped; ZH 0.324, 0.050, 0.000.
+PAIR_BLIND_FLOOR = {"en": (0.36, 0.05, 0.30), "zh": (0.66, 0.05, 0.41)}  # (recall min, compatible refused max, caught min)
+VOCAB_DIGEST_V3 = "4d66d92ca790e3ddb344aa3a29916533277dc025649bcd96d1f8a8dcc91cc18e"  # of fact_vocab.json without "_about" (KeysFormatTest)
+STORE_FLOOR = {"new_refused_max": 0.06, "new_skipped_max": 0.01, "conflict_recall_min": 0.17}
 
 
 def pair_figures(path, model_only=False):
@@ -183,12 +185,18 @@ class KeysTest(unittest.TestCase):
     def test_training_is_deterministic(self):
         sys.path.insert(0, str(_support.REPO / "evals" / "tools"))
         import train_pair_model
-        rows = [(judgement.pair_features(facts.parse(a), facts.parse(b)), label) for a, b, label in (
-            ("The API port is 8080.", "The API port is 9090.", "conflict"),
-            ("The API port is 8080.", "The API listens on port 8080.", "paraphrase"),
-            ("The API port is 8080.", "The metrics port is 9090.", "compatible"))]
+        rows = [(train_pair_model.prefixed(judgement.pair_features(facts.parse(a), facts.parse(b)), "en"), label)
+                for a, b, label in (
+                    ("The API port is 8080.", "The API port is 9090.", "conflict"),
+                    ("The API port is 8080.", "The API listens on port 8080.", "paraphrase"),
+                    ("The API port is 8080.", "The metrics port is 9090.", "compatible"))]
         settings = dict(train_pair_model.SETTINGS, epochs=5)
         self.assertEqual(train_pair_model.train(rows, **settings), train_pair_model.train(rows, **settings))
+        # and across processes: a set's order changes with the string hash seed, and a float sum
+        # with its order (the full trainer gave other bytes run to run), so each row is summed in
+        # sorted order
+        for x, _label in rows:
+            self.assertEqual(list(x), sorted(x))
 
 
 class DecideTest(unittest.TestCase):
@@ -345,6 +353,16 @@ class KeysFormatTest(_support.TempProject):
         keys = judgement.fact_keys("The batch size for fine-tuning is 32.")
         self.assertIn("C:batch_size", keys)
         self.assertFalse([k for k in keys if " " in k], keys)
+
+    def test_a_vocabulary_change_comes_with_a_new_keys_version(self):
+        # fact_keys reads the shipped vocabulary: an index written with another one holds other keys,
+        # and only a new KEYS_VERSION makes stores rebuild it. After changing fact_vocab.json, bump
+        # index.KEYS_VERSION and put the digest this test prints here.
+        raw = json.loads((_support.REPO / "scripts" / "memory_core" / "data" / "fact_vocab.json").read_text("utf-8"))
+        raw.pop("_about", None)
+        digest = hashlib.sha256(json.dumps(raw, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+        self.assertEqual({3: VOCAB_DIGEST_V3}.get(index.KEYS_VERSION), digest,
+                         "fact_vocab.json changed: bump index.KEYS_VERSION and record %s" % digest)
 
     def test_an_index_with_keys_of_an_older_version_is_rebuilt(self):
         self.record("The batch size for fine-tuning is 32.", "--topic", "ml")

@@ -38,8 +38,10 @@ SETTINGS = {"epochs": 24, "rate": 0.1, "l2": 1e-3, "keep": 0.002}
 
 
 def prefixed(features, lang):
-    """The features named as the model knows them: "en|x3", "zh|d:c:超"."""
-    return dict(("%s|%s" % (lang, name), x) for name, x in features.items())
+    """The features named as the model knows them: "en|x3", "zh|d:c:超", in sorted order. Sums
+    over a row then run in the same order in every process (a set's order changes with the string
+    hash seed, and a float sum with its order), so the same data gives the same bytes."""
+    return dict(sorted(("%s|%s" % (lang, name), x) for name, x in features.items()))
 
 
 def tune_rows():

@@ -6,7 +6,7 @@ The fact model (facts.parse) reads each fact; pair_features() turns two parsed f
 words, text likeness); a multinomial logistic regression, trained by
 evals/tools/train_pair_model.py on our own tune pairs and tune project stores, turns them into
 probabilities, and decide() turns those into a verdict. Its weights and thresholds are
-data/pair_model.json. Deterministic pure Python; without the file, judge() falls back to
+data/pair_model.tsv. Deterministic pure Python; without the file, judge() falls back to
 facts.relate(). fact_keys() gives the words matching.py finds candidates by.
 """
 import math
@@ -206,7 +206,8 @@ def _side(fact, v, w):
              "lead": _lead(text, w["noise"]), "change": _has_change(text, w["change"]), "norm": normalize(text),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
-             "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text))}
+             "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text)),
+             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS]}
     if len(_SIDES) > 200000:
         _SIDES.clear()
     _SIDES[key] = found
@@ -249,8 +250,9 @@ def pair_features(a, b, extra=None):
 
 def analyse(a, b, extra=None):
     """({feature: value}, {signal: value}) of two parsed facts. Features: the dense numbers
-    ("x0".."x56"), the overlap of the two token sets, and one "d:" feature per token only one side
-    has: what differs is what tells a new value (d:F:database) from a new scope (d:android)."""
+    ("x0".."x56"), the overlap of the two token sets, one "d:" feature per token only one side
+    has (what differs is what tells a new value, d:F:database, from a new scope, d:android), how
+    strongly the keys tie the two ("ks:"), and the shape of the word-by-word alignment ("al:")."""
     v = vocabulary.vocab(extra)
     w = _words(v)
     sa, sb = _side(a, v, w), _side(b, v, w)
@@ -265,7 +267,57 @@ def analyse(a, b, extra=None):
     tie = score(sa["keys"] & sb["keys"])  # how strongly the keys record finds candidates by tie them
     features["ks:" + ("0" if not tie else str(tie) if tie <= 2 else "3-5" if tie <= 5 else "6+")] = 1.0
     signals["tie"] = tie
+    for name in _alignment(sa["aligned"], sb["aligned"]):
+        features[name] = 1.0
     return features, signals
+
+
+ALIGN_WORDS = 150  # the table is words x words: a fact is a sentence, a long paste is cut
+_ALIGN = re.compile(r"[a-z_][a-z0-9_+#.-]*|\d+(?:[.,:/]\d+)*[a-z%]*|[\u3400-\u9fff]")
+
+
+def _differing(wa, wb):
+    """(common words, [(words of a, words of b)] of each place the two differ): a longest common
+    subsequence, by a small table (facts are short; no difflib import on record's path)."""
+    n, m = len(wa), len(wb)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below = table[i], table[i + 1]
+        for j in range(m - 1, -1, -1):
+            row[j] = below[j + 1] + 1 if wa[i] == wb[j] else max(below[j], row[j + 1])
+    places, i, j, start = [], 0, 0, (0, 0)
+    while i < n or j < m:
+        if i < n and j < m and wa[i] == wb[j]:
+            if start != (i, j):
+                places.append((wa[start[0]:i], wb[start[1]:j]))
+            i, j = i + 1, j + 1
+            start = (i, j)
+        elif j < m and (i == n or table[i][j + 1] >= table[i + 1][j]):
+            j += 1
+        else:
+            i += 1
+    if start != (n, m):
+        places.append((wa[start[0]:], wb[start[1]:]))
+    return table[0][0], places
+
+
+def _alignment(wa, wb):
+    """Features of the two texts aligned word by word (Chinese by character): how alike they are,
+    and how many places differ by a number only, by other words, or by words one side adds. One
+    number changed in the same sentence is a new value; a word changed as well is often a new scope."""
+    common, places = _differing(wa, wb)
+    numbers = words = added = 0
+    for x, y in places:
+        if x and y and all(t[0].isdigit() for t in x + y):
+            numbers += 1
+        elif x and y:
+            words += 1
+        else:
+            added += 1
+    ratio = 2.0 * common / ((len(wa) + len(wb)) or 1)
+    band = "h" if ratio >= 0.8 else "m" if ratio >= 0.6 else "l"
+    shape = "%s|n%d|w%d" % (band, min(numbers, 2), min(words, 2))
+    return ["al:" + band, "al:" + shape, "al:%s|a%d" % (shape, min(added, 2))]
 
 
 def _dense(a, b, v, sa, sb):

@@ -6,6 +6,21 @@ a record with no candidate never loads them."""
 _VOCAB = {}
 
 
+class _Prepared(dict):
+    """The prepared vocabulary; "spellings" (every entity's spellings, longest first: thousands of
+    small sorts) is built on first use, since finding candidates (judgement.fact_keys) never needs it."""
+
+    def __missing__(self, key):
+        if key != "spellings":
+            raise KeyError(key)
+        spellings = {}
+        for phrase, (kind, value) in self["phrases"].items():
+            if kind == "entity":
+                spellings.setdefault(value, []).append(phrase)
+        found = self["spellings"] = dict((e, sorted(set([e] + ps), key=len, reverse=True)) for e, ps in spellings.items())
+        return found
+
+
 def raw_vocab():
     """fact_vocab.json as read (without the user's additions)."""
     vocab()
@@ -42,17 +57,12 @@ def vocab(extra=None):
         for label, words in group.items():
             for w in words:
                 phrases.setdefault(w.lower(), ("scope", label))
-    spellings = {}
-    for phrase, (kind, value) in phrases.items():
-        if kind == "entity":
-            spellings.setdefault(value, []).append(phrase)
     family_of = {}
     for family, members in raw["families"].items():
         for member in members:
             family_of[member] = family
-    v = {
+    v = _Prepared({
         "phrases": phrases,
-        "spellings": dict((e, sorted(set([e] + ps), key=len, reverse=True)) for e, ps in spellings.items()),
         "max_words": max(len(p.split()) for p in phrases if p.isascii()),
         "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
         "family_of": family_of,
@@ -74,6 +84,6 @@ def vocab(extra=None):
         "families_members": dict((f, tuple(m)) for f, m in raw["families"].items()),
         "concept_words": dict((c, [c] + [w.lower() for w in ws]) for c, ws in raw["concepts"].items()),
         "concepts": frozenset(raw["concepts"]),
-    }
+    })
     _VOCAB[key] = v
     return v
