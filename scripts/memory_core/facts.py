@@ -93,7 +93,7 @@ def parse(text, extra=None):
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(low)]
     i = 0
     while i < len(words):
-        for n in range(min(v["max_words"], len(words) - i), 0, -1):
+        for n in range(min(v["reach"].get(words[i][0], 1), len(words) - i), 0, -1):
             phrase = " ".join(w for w, _s, _e in words[i:i + n])
             hit = v["phrases"].get(phrase) or (v["phrases"].get(phrase.rstrip(".")) if n == 1 else None)
             if hit:

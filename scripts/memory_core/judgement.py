@@ -18,9 +18,11 @@ LABELS = ("compatible", "conflict", "paraphrase")
 _MODEL = []
 _RAW = re.compile(r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\d+)*[a-zA-Z%]*")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
+_DIGIT = re.compile(r"\d")
 _CAPS = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*)(?![\w])")
 _NUM = re.compile(r"(?<![\w.])\$?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|m|万|千)?(?!\d)", re.I)
 _PREPARED = {}
+_STEMS = {}
 _SIDES = {}  # (text, vocabulary id) -> one side of pair_features
 
 
@@ -39,7 +41,17 @@ def _words(v):
 
 
 def stem(word):
-    """A light stemmer that makes rotation/rotate/rotates one word."""
+    """A light stemmer that makes rotation/rotate/rotates one word (remembered: review stems the same
+    words thousands of times)."""
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) > 100000:
+            _STEMS.clear()
+        found = _STEMS[word] = _stem(word)
+    return found
+
+
+def _stem(word):
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
     for suffix, instead in (("ations", "at"), ("ation", "at"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
@@ -495,9 +507,10 @@ def fact_keys(text, extra=None):
     low = text.lower()
     keys, words = set(), _RAW.findall(low)
     i = 0
+    reach = v["reach"]
     while i < len(words):
-        for n in range(min(v["max_words"], len(words) - i), 0, -1):
-            hit = v["phrases"].get(" ".join(words[i:i + n]))
+        for n in range(min(reach.get(words[i], 1), len(words) - i), 0, -1):
+            hit = v["phrases"].get(" ".join(words[i:i + n]) if n > 1 else words[i])
             if hit:
                 break
         else:
@@ -507,7 +520,7 @@ def fact_keys(text, extra=None):
             keys.add("F:" + family if family else "E:" + hit[1])
         elif hit and hit[0] == "concept":
             keys.add("C:" + hit[1])
-        elif n == 1 and len(words[i]) >= 3 and words[i] not in noise and not any(c.isdigit() for c in words[i]):
+        elif n == 1 and len(words[i]) >= 3 and words[i] not in noise and not _DIGIT.search(words[i]):
             keys.add("W:" + stem(words[i]))
         i += n
     for run in _CJK.findall(low):

@@ -21,6 +21,15 @@ class _Prepared(dict):
         return found
 
 
+def _reach(phrases):
+    reach = {}
+    for phrase in phrases:
+        if " " in phrase and phrase.isascii():
+            words = phrase.split(" ")
+            reach[words[0]] = max(reach.get(words[0], 1), len(words))
+    return reach
+
+
 def raw_vocab():
     """fact_vocab.json as read (without the user's additions)."""
     vocab()
@@ -64,6 +73,9 @@ def vocab(extra=None):
     v = _Prepared({
         "phrases": phrases,
         "max_words": max(len(p.split()) for p in phrases if p.isascii()),
+        # how many words a phrase starting with this word can have: a word that starts none is
+        # looked up alone, not joined with the next max_words - 1 words
+        "reach": _reach(phrases),
         "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
         "family_of": family_of,
         "family_context": dict((f, tuple(ws)) for f, ws in raw["family_context"].items()),
