@@ -5,8 +5,9 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
 - pairs.{en,zh}.tune.jsonl: the pair model is trained on these (figures in-sample): rounds 1 to 8
   (round 2's set B was the blind half five times, rounds 3 to 5 and 7 once each, round 6 three times
   and round 8 once, with the model before, before they were folded in);
-- pairs.{en,zh}.blind.jsonl: round 9 (four helpers, 960 pairs), scored twice (the model before the
-  shipped one, then the shipped model), judged as record judges (pair_figures);
+- pairs.{en,zh}.blind.jsonl: round 9 (four helpers, 960 pairs), scored three times in one session
+  (two models before the shipped one, chosen by cross-validation, then the shipped model), judged as
+  record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -32,12 +33,12 @@ from memory_core.similarity import fact_id
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
-# Measured with the shipped model (pairs as record judges them: round 9, scored once) EN 0.369 /
-# 0.025 refused / 0.000 skipped / 0.300 caught, ZH 0.669 / 0.044 / 0.000 / 0.412; stores (round 11,
-# ninth scoring) EN 0.176 conflicts refused, 0.025 new refused, 0.000 new skipped; ZH 0.324, 0.050, 0.000.
-PAIR_BLIND_FLOOR = {"en": (0.36, 0.05, 0.30), "zh": (0.66, 0.05, 0.41)}  # (recall min, compatible refused max, caught min)
+# Measured with the shipped model (pairs as record judges them: round 9, third scoring) EN 0.388 /
+# 0.006 refused / 0.006 skipped / 0.344 caught, ZH 0.744 / 0.025 / 0.000 / 0.419; stores (round 11,
+# tenth scoring) EN 0.206 conflicts refused, 0.025 new refused, 0.000 new skipped; ZH 0.353, 0.050, 0.000.
+PAIR_BLIND_FLOOR = {"en": (0.38, 0.05, 0.34), "zh": (0.74, 0.05, 0.41)}  # (recall min, compatible refused max, caught min)
 VOCAB_DIGEST_V3 = "4d66d92ca790e3ddb344aa3a29916533277dc025649bcd96d1f8a8dcc91cc18e"  # of fact_vocab.json without "_about" (KeysFormatTest)
-STORE_FLOOR = {"new_refused_max": 0.06, "new_skipped_max": 0.01, "conflict_recall_min": 0.17}
+STORE_FLOOR = {"new_refused_max": 0.06, "new_skipped_max": 0.01, "conflict_recall_min": 0.20}
 
 
 def pair_figures(path, model_only=False):

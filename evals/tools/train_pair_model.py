@@ -33,7 +33,7 @@ CANDIDATES = tuple(round(0.3 + 0.01 * i, 2) for i in range(70)) + (0.995, 0.998,
 COARSE = tuple(round(0.5 + 0.02 * i, 2) for i in range(25)) + (0.99, 0.995, 0.999, 1.01)
 MAX_COMPATIBLE_FLAGGED, MAX_COMPATIBLE_SKIPPED, MAX_CONFLICT_SKIPPED = 0.03, 0.01, 0.03
 MAX_NEW_REFUSED, MAX_NEW_SKIPPED = 0.06, 0.01  # of the tune stores' new facts
-STORE_WEIGHT = 0.1  # a store candidate counts a tenth of a written pair: there are five times as many
+STORE_WEIGHT = 0.25  # a store candidate counts a quarter of a written pair (0.1 and 0.5 tried: fact-model.md)
 SETTINGS = {"epochs": 24, "rate": 0.1, "l2": 1e-3, "keep": 0.002}
 
 

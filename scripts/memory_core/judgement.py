@@ -9,6 +9,7 @@ probabilities, and decide() turns those into a verdict. Its weights and threshol
 data/pair_model.tsv. Deterministic pure Python; without the file, judge() falls back to
 facts.relate(). fact_keys() gives the words matching.py finds candidates by.
 """
+import functools
 import math
 import re
 
@@ -22,7 +23,6 @@ _DIGIT = re.compile(r"\d")
 _CAPS = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*)(?![\w])")
 _NUM = re.compile(r"(?<![\w.])\$?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|m|万|千)?(?!\d)", re.I)
 _PREPARED = {}
-_STEMS = {}
 _SIDES = {}  # (text, vocabulary id) -> one side of pair_features
 
 
@@ -40,18 +40,9 @@ def _words(v):
     return found
 
 
+@functools.lru_cache(maxsize=65536)  # review stems the same words thousands of times
 def stem(word):
-    """A light stemmer that makes rotation/rotate/rotates one word (remembered: review stems the same
-    words thousands of times)."""
-    found = _STEMS.get(word)
-    if found is None:
-        if len(_STEMS) > 100000:
-            _STEMS.clear()
-        found = _STEMS[word] = _stem(word)
-    return found
-
-
-def _stem(word):
+    """A light stemmer that makes rotation/rotate/rotates one word."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
     for suffix, instead in (("ations", "at"), ("ation", "at"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
