@@ -4,6 +4,9 @@ without its model file). The learned pair model, its blind figures and record's 
 test_judgement.py. The figures below are the rules' on the tune half (in-sample)."""
 import collections
 import json
+import os
+import subprocess
+import sys
 import unittest
 
 import _support
@@ -39,6 +42,23 @@ class ValuesTest(unittest.TestCase):
         fact = parse("Serving moved to vLLM; TorchServe was decommissioned.")
         self.assertIn("torchserve", fact.negated)
         self.assertNotIn("vllm", fact.negated)
+
+
+class SameReadingInEveryProcessTest(unittest.TestCase):
+    def test_a_version_goes_to_the_same_tool_whatever_the_hash_seed(self):
+        # "openapi" and its alias "swagger" are the same length; taken in a set's order, the version
+        # went to OpenAPI 3 under one string hash seed and to Swagger 2 under another
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from memory_core.facts import parse\n"
+                "print(parse('接口文档使用 SpringDoc 生成 OpenAPI 3，不再使用 Swagger 2。').versions)\n"
+                % str(_support.REPO / "scripts"))
+        seen = set()
+        for seed in ("3", "4"):
+            env = dict(os.environ, PYTHONHASHSEED=seed)
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            seen.add(done.stdout.strip())
+        self.assertEqual(seen, {"{'openapi': '3'}"})
 
 
 class RelateTest(unittest.TestCase):

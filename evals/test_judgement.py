@@ -5,9 +5,9 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
 - pairs.{en,zh}.tune.jsonl: the pair model is trained on these (figures in-sample): rounds 1 to 8
   (round 2's set B was the blind half five times, rounds 3 to 5 and 7 once each, round 6 three times
   and round 8 once, with the model before, before they were folded in);
-- pairs.{en,zh}.blind.jsonl: round 9 (four helpers, 960 pairs), scored three times in one session
-  (two models before the shipped one, chosen by cross-validation, then the shipped model), judged as
-  record judges (pair_figures);
+- pairs.{en,zh}.blind.jsonl: round 9 (four helpers, 960 pairs), scored four times in one session
+  (three models before the shipped one, each chosen by cross-validation, then the shipped model),
+  judged as record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -33,9 +33,9 @@ from memory_core.similarity import fact_id
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
-# Measured with the shipped model (pairs as record judges them: round 9, third scoring) EN 0.388 /
+# Measured with the shipped model (pairs as record judges them: round 9, fourth scoring) EN 0.388 /
 # 0.006 refused / 0.006 skipped / 0.344 caught, ZH 0.744 / 0.025 / 0.000 / 0.419; stores (round 11,
-# tenth scoring) EN 0.206 conflicts refused, 0.025 new refused, 0.000 new skipped; ZH 0.353, 0.050, 0.000.
+# eleventh scoring) EN 0.235 conflicts refused, 0.025 new refused, 0.000 new skipped; ZH 0.353, 0.050, 0.000.
 PAIR_BLIND_FLOOR = {"en": (0.38, 0.05, 0.34), "zh": (0.74, 0.05, 0.41)}  # (recall min, compatible refused max, caught min)
 VOCAB_DIGEST_V3 = "4d66d92ca790e3ddb344aa3a29916533277dc025649bcd96d1f8a8dcc91cc18e"  # of fact_vocab.json without "_about" (KeysFormatTest)
 STORE_FLOOR = {"new_refused_max": 0.06, "new_skipped_max": 0.01, "conflict_recall_min": 0.20}
@@ -216,6 +216,18 @@ class DecideTest(unittest.TestCase):
         changed = self.signals("Backups are kept for 30 days.", "Backups are kept for 90 days.")
         self.assertTrue(judgement.opposed(changed))
         self.assertEqual(judgement.decide(probs, changed, self.THRESHOLDS), "conflict")
+
+    def test_many_words_on_one_side_are_never_skipped_as_a_duplicate(self):
+        # the model once read these as a paraphrase (a shared frame, unknown words) and record skipped
+        # a genuinely new fact; now the pair is refused, "may say the same", and --keep-both keeps it
+        framed = self.signals("Component eagle pepper routes quill through nickel with lilac wharf glacier",
+                              "Component garnet hazel routes eagle through nickel with cobalt wharf quill")
+        self.assertGreater(framed["unique_words"], judgement.MAX_DUPLICATE_WORDS)
+        probs = {"compatible": 0.01, "conflict": 0.01, "paraphrase": 0.98}
+        self.assertEqual(judgement.decide(probs, framed, self.THRESHOLDS), "conflict")
+        reworded = self.signals("Linting is done with Biome.", "Biome is the linter we run.")
+        self.assertLessEqual(reworded["unique_words"], judgement.MAX_DUPLICATE_WORDS)
+        self.assertEqual(judgement.decide(probs, reworded, self.THRESHOLDS), "duplicate")
 
     def test_a_conflict_says_what_it_rests_on(self):
         a, b = facts.parse("Backups are kept for 30 days."), facts.parse("Backups are kept for 90 days.")

@@ -17,7 +17,10 @@ class _Prepared(dict):
         for phrase, (kind, value) in self["phrases"].items():
             if kind == "entity":
                 spellings.setdefault(value, []).append(phrase)
-        found = self["spellings"] = dict((e, sorted(set([e] + ps), key=len, reverse=True)) for e, ps in spellings.items())
+        # longest first, then in order: "openapi" and "swagger" tie on length, and a set's order
+        # changes with the string hash seed, which once changed a version's tool from run to run
+        found = self["spellings"] = dict((e, sorted(set([e] + ps), key=lambda s: (-len(s), s)))
+                                         for e, ps in spellings.items())
         return found
 
 
