@@ -86,7 +86,7 @@ def parse(text, extra=None):
     low = norm.lower()
     entities, negated, scope, subject, values, versions = set(), set(), set(), set(), set(), {}
     consumed = []  # spans of low that vocabulary matched
-    # Case-sensitive short names first ("Go", "PG", "RN"), then phrases of up to max_words words.
+    # Case-sensitive short names first ("Go", "PG", "RN"), then the longest phrase at each word.
     for m in re.finditer(r"(?<![A-Za-z0-9])(%s)(?![A-Za-z0-9])" % "|".join(map(re.escape, v["case_sensitive"])), norm):
         entities.add(v["case_sensitive"][m.group(1)])
         consumed.append(m.span())

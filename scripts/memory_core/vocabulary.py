@@ -29,7 +29,8 @@ def _reach(phrases):
     for phrase in phrases:
         if " " in phrase and phrase.isascii():
             words = phrase.split(" ")
-            reach[words[0]] = max(reach.get(words[0], 1), len(words))
+            if len(words) > reach.get(words[0], 1):
+                reach[words[0]] = len(words)
     return reach
 
 
@@ -75,9 +76,8 @@ def vocab(extra=None):
             family_of[member] = family
     v = _Prepared({
         "phrases": phrases,
-        "max_words": max(len(p.split()) for p in phrases if p.isascii()),
         # how many words a phrase starting with this word can have: a word that starts none is
-        # looked up alone, not joined with the next max_words - 1 words
+        # looked up alone, not joined with the words after it
         "reach": _reach(phrases),
         "cjk_phrases": sorted((p for p in phrases if not p.isascii()), key=len, reverse=True),
         "family_of": family_of,
