@@ -37,7 +37,8 @@ FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # 0.006 refused / 0.006 skipped / 0.344 caught, ZH 0.744 / 0.025 / 0.000 / 0.419; stores (round 11,
 # eleventh scoring) EN 0.235 conflicts refused, 0.025 new refused, 0.000 new skipped; ZH 0.353, 0.050, 0.000.
 PAIR_BLIND_FLOOR = {"en": (0.38, 0.05, 0.34), "zh": (0.74, 0.05, 0.41)}  # (recall min, compatible refused max, caught min)
-VOCAB_DIGEST_V3 = "4d66d92ca790e3ddb344aa3a29916533277dc025649bcd96d1f8a8dcc91cc18e"  # of fact_vocab.json without "_about" (KeysFormatTest)
+# (index.KEYS_VERSION, digest of fact_vocab.json without "_about") the keys were last versioned with
+KEYS_VOCABULARY = (3, "4d66d92ca790e3ddb344aa3a29916533277dc025649bcd96d1f8a8dcc91cc18e")
 STORE_FLOOR = {"new_refused_max": 0.06, "new_skipped_max": 0.01, "conflict_recall_min": 0.20}
 
 
@@ -374,7 +375,7 @@ class KeysFormatTest(_support.TempProject):
         raw = json.loads((_support.REPO / "scripts" / "memory_core" / "data" / "fact_vocab.json").read_text("utf-8"))
         raw.pop("_about", None)
         digest = hashlib.sha256(json.dumps(raw, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-        self.assertEqual({3: VOCAB_DIGEST_V3}.get(index.KEYS_VERSION), digest,
+        self.assertEqual(KEYS_VOCABULARY, (index.KEYS_VERSION, digest),
                          "fact_vocab.json changed: bump index.KEYS_VERSION and record %s" % digest)
 
     def test_an_index_with_keys_of_an_older_version_is_rebuilt(self):
