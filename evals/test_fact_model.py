@@ -44,6 +44,34 @@ class ValuesTest(unittest.TestCase):
         self.assertNotIn("vllm", fact.negated)
 
 
+class DroppedWordsTest(unittest.TestCase):
+    """A negation retracts the words it names, tool or not: "We replaced grid A* with a lattice
+    planner" takes back "grid", which the older "A* on a grid map" states."""
+
+    def test_the_words_after_a_negation_up_to_the_clause_end(self):
+        self.assertEqual(parse("We replaced grid A* with a lattice-based planner.").dropped, frozenset(["grid"]))
+        self.assertEqual(parse("We dropped Cython; the speedups module is Rust via PyO3 now.").dropped,
+                         frozenset(["cython"]))
+
+    def test_the_words_before_a_negation_that_follows_them(self):
+        self.assertEqual(parse("Sensors detect cars with radar only; the magnetometer was removed.").dropped,
+                         frozenset(["magnetomet"]))
+
+    def test_a_change_from_one_thing_to_another(self):
+        self.assertEqual(parse("We switched the odds provider from Betradar to Genius Sports.").dropped,
+                         frozenset(["betradar"]))
+        self.assertEqual(parse("Node firmware was ported from Zephyr to FreeRTOS.").dropped, frozenset(["zephyr"]))
+        self.assertEqual(parse("Events flow from Kafka to S3.").dropped, frozenset())  # no change said
+        self.assertEqual(parse("Timeout raised from 30 s to 60 s.").dropped, frozenset())  # numbers are values
+
+    def test_chinese(self):
+        self.assertIn("kafka", parse("我们不再用 Kafka 了").dropped)
+        self.assertIn("旧网", parse("弃用旧网关").dropped)
+
+    def test_a_plain_statement_drops_nothing(self):
+        self.assertEqual(parse("Path planning uses A* on a grid map.").dropped, frozenset())
+
+
 class SameReadingInEveryProcessTest(unittest.TestCase):
     def test_a_version_goes_to_the_same_tool_whatever_the_hash_seed(self):
         # "openapi" and its alias "swagger" are the same length; taken in a set's order, the version

@@ -31,12 +31,12 @@ _VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.])")
 
 
 class Fact(object):
-    __slots__ = ("text", "subject", "scope", "entities", "negated", "values", "versions", "polarity")
+    __slots__ = ("text", "subject", "scope", "entities", "negated", "values", "versions", "polarity", "dropped")
 
     def __repr__(self):
-        return "Fact(subject=%s, scope=%s, entities=%s, negated=%s, values=%s, versions=%s, polarity=%s)" % (
+        return "Fact(subject=%s, scope=%s, entities=%s, negated=%s, values=%s, versions=%s, polarity=%s, dropped=%s)" % (
             sorted(self.subject), sorted(self.scope), sorted(self.entities), sorted(self.negated),
-            sorted(self.values), sorted(self.versions.items()), self.polarity)
+            sorted(self.values), sorted(self.versions.items()), self.polarity, sorted(self.dropped))
 
 
 def _stem(word):
@@ -186,8 +186,10 @@ def parse(text, extra=None):
         while at >= 0:
             hits.append((at, at + len(marker), marker))
             at = low.find(marker, at + len(marker))
+    dropped = set()
     for m_start, m_end, marker in hits:
         polarity = False
+        dropped.update(_dropped_words(low, words, m_start, m_end, marker in _AFTER_NEGATIONS, v))
         window = low[m_end:m_end + 30]
         back = low[max(0, m_start - 30):m_start]
         for entity in entities:
@@ -224,7 +226,55 @@ def parse(text, extra=None):
         subject.add(_stem(w))
     fact.subject, fact.scope, fact.entities, fact.negated = frozenset(subject), frozenset(scope), frozenset(entities), frozenset(negated)
     fact.values, fact.versions, fact.polarity = frozenset(values), versions, polarity
+    if any(w in v["switch_words"] for w, _s, _e in words):
+        dropped.update(_switched_from(low, words, v))
+    fact.dropped = frozenset(dropped)
     return fact
+
+
+_PASSIVE = frozenset(("was", "were", "is", "are", "been", "has", "have", "got", "gets", "now", "all", "be"))
+_CLAUSE_END = re.compile(r"[;,.()]|\s(?:with|by|to|for|in|on|because|since|as|and|but|so)\s")
+_FROM_TO = re.compile(r"\bfrom\s+(.{1,40}?)\s+(?:to|with|for)\s")
+_CJK_LEAD = "再用使了掉的把将个"
+
+
+def _dropped_words(low, words, start, end, after, v):
+    """The words a negation at low[start:end] retracts, stemmed as the subject is: the first two
+    content words after it up to the clause's end ("replaced grid A* with ..." -> grid, a*), and for
+    one that follows what it negates, the last two before it ("the magnetometer was removed").
+    Chinese: the first two characters after it (弃用旧网关 -> 旧网). A newer fact that retracts a
+    word the older one asserts takes it back, whatever the tool."""
+    clause = _CLAUSE_END.search(low, end)
+    limit = min(end + 30, clause.start() if clause else len(low))
+    stop, negations = v["stopwords"], v["negation_set"]
+    ahead = [w for w, s, _e in words if end <= s < limit and w not in stop and w not in negations
+             and w not in _PASSIVE and not w[0].isdigit()]
+    out = [_stem(w) for w in ahead[:2]]
+    if after:
+        opened = max(low.rfind(c, 0, start) for c in ";,.(")
+        back = [w for w, s, e in words if max(start - 30, opened) < s and e <= start and w not in stop
+                and w not in negations and w not in _PASSIVE and not w[0].isdigit()]
+        out.extend(_stem(w) for w in back[-2:])
+    cjk = _CJK.match(low, end)
+    if cjk and len(cjk.group().lstrip(_CJK_LEAD)) >= 2:
+        out.append(cjk.group().lstrip(_CJK_LEAD)[:2])
+    return out
+
+
+def _switched_from(low, words, v):
+    """Words a change "from X to Y" leaves behind: X's first two content words."""
+    out = []
+    for m in _FROM_TO.finditer(low):
+        inner = [w for w, s, _e in words if m.start(1) <= s < m.end(1) and w not in v["stopwords"]
+                 and not w[0].isdigit()]
+        out.extend(_stem(w) for w in inner[:2])
+    return out
+
+
+def word_stems(text):
+    """The text's words stemmed as a subject's are (what a retracted word is looked up in)."""
+    low = unicodedata.normalize("NFKC", text).lower()
+    return set(_stem(w) for w in _WORD.findall(low))
 
 
 def _phrases_in(plain, table, longest):

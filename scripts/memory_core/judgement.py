@@ -36,6 +36,7 @@ def _words(v):
             "change": tuple(raw["change_markers"]),
             "frequency": raw["frequency_words"],
             "suffixes": raw["number_suffixes"],
+            "id_noise": frozenset(raw["identifier_noise"]) | frozenset(raw["predicate_words"]) | v["stopwords"],
         }
     return found
 
@@ -45,6 +46,8 @@ def stem(word):
     """A light stemmer that makes rotation/rotate/rotates one word."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
+    if word.endswith("ings") and len(word) >= 7:
+        word = word[:-1]  # ratings / rating, settings / setting: one word (then -ing goes below)
     for suffix, instead in (("ations", "at"), ("ation", "at"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
                             ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -210,7 +213,8 @@ def _side(fact, v, w):
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
              "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text)),
-             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS]}
+             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS],
+             "stems": facts.word_stems(text) | set(cjk[i:i + 2] for i in range(len(cjk) - 1))}
     if len(_SIDES) > 200000:
         _SIDES.clear()
     _SIDES[key] = found
@@ -270,9 +274,28 @@ def analyse(a, b, extra=None):
     tie = score(sa["keys"] & sb["keys"])  # how strongly the keys record finds candidates by tie them
     features["ks:" + ("0" if not tie else str(tie) if tie <= 2 else "3-5" if tie <= 5 else "6+")] = 1.0
     signals["tie"] = tie
-    for name in _alignment(sa["aligned"], sb["aligned"]):
+    common, places = _differing(sa["aligned"], sb["aligned"])
+    for name in _alignment(sa["aligned"], sb["aligned"], common, places):
         features[name] = 1.0
+    signals["swap"] = _swapped_value(sa["aligned"], sb["aligned"], common, places, signals)
     return features, signals
+
+
+def _swapped_value(wa, wb, common, places, signals):
+    """Whether b is a's sentence with one value swapped and nothing else: one place differs, by at
+    most three words a side, and there it differs by a number only ("Gateway timeout is 3 s" / "...
+    5 s") or by two members of one exclusive family ("We use pnpm." / "We use yarn.") with no number
+    anywhere (the WeCom bot / the DingTalk bot "may send 20 messages a minute": there the member is
+    the subject, and the same limit is no conflict)."""
+    if len(places) != 1 or common < 2:
+        return 0
+    x, y = places[0]
+    if not x or not y or len(x) > 3 or len(y) > 3:
+        return 0
+    if all(t[0].isdigit() for t in x + y):
+        return 1
+    digits = any(t[0].isdigit() for t in wa) or any(t[0].isdigit() for t in wb)
+    return int(bool(signals["family_clash"]) and not digits)
 
 
 ALIGN_WORDS = 150  # the table is words x words: a fact is a sentence, a long paste is cut
@@ -304,11 +327,11 @@ def _differing(wa, wb):
     return table[0][0], places
 
 
-def _alignment(wa, wb):
-    """Features of the two texts aligned word by word (Chinese by character): how alike they are,
-    and how many places differ by a number only, by other words, or by words one side adds. One
-    number changed in the same sentence is a new value; a word changed as well is often a new scope."""
-    common, places = _differing(wa, wb)
+def _alignment(wa, wb, common, places):
+    """Features of the two texts aligned word by word (Chinese by character; common and places from
+    _differing): how alike they are, and how many places differ by a number only, by other words, or
+    by words one side adds. One number changed in the same sentence is a new value; a word changed
+    as well is often a new scope."""
     numbers = words = added = 0
     for x, y in places:
         if x and y and all(t[0].isdigit() for t in x + y):
@@ -347,6 +370,9 @@ def _dense(a, b, v, sa, sb):
     lead_disjoint = int(bool(lead_a and lead_b and lead_a.isdisjoint(lead_b)))
     lead_overlap = len(lead_a & lead_b) / float(min(len(lead_a), len(lead_b))) if lead_a and lead_b else 0.0
     scope_phrase_differ = int(bool(scope_a and scope_b and scope_a != scope_b))
+    # the newer fact takes back a word the older one states ("We replaced grid A* ..."), or the reverse
+    retracts = int(bool((b.dropped - a.dropped) & sa["stems"]))
+    restores = int(bool((a.dropped - b.dropped) & sb["stems"]))
     differences = base[7] + base[13] + tags_differ + names_differ + int(swapped > 0) + int(swapped_cjk > 0) \
         + lead_disjoint + scope_phrase_differ
     signals = {"family_clash": base[7], "negation_flip": base[9], "versions_differ": base[11],
@@ -356,7 +382,8 @@ def _dense(a, b, v, sa, sb):
                "one_sided_tags": int(bool(tags_a) != bool(tags_b)), "cjk_overlap": cjk_overlap,
                "values_differ": values_differ, "lead_disjoint": lead_disjoint,
                "scope_phrase_differ": scope_phrase_differ, "unique_words": len(ua) + len(ub),
-               "polarity_flip": base[10], "same_text": int(sa["norm"] == sb["norm"]), "change": int(sb["change"])}
+               "polarity_flip": base[10], "same_text": int(sa["norm"] == sb["norm"]), "change": int(sb["change"]),
+               "retracts": retracts}
     return base + [
         min(len(ua), 4) / 4.0, min(len(ub), 4) / 4.0, min(len(ua), len(ub), 3) / 3.0,
         len(wa & wb) / float(min(len(wa), len(wb))) if wa and wb else 0.0,
@@ -372,7 +399,7 @@ def _dense(a, b, v, sa, sb):
         # one subject named by an identifier both carry (QJ-P1, im-gateway), and Chinese overlap
         # with a value or a choice that differs: how Chinese conflicts show
         int(bool(tags_a & tags_b)), int(bool(sa["ids"] & sb["ids"])),
-        values_differ * cjk_overlap, base[7] * cjk_overlap, base[9] * cjk_overlap,
+        values_differ * cjk_overlap, base[7] * cjk_overlap, base[9] * cjk_overlap, retracts, restores,
     ], signals
 
 
@@ -451,6 +478,8 @@ def decide(probs, signals, thresholds):
     a fact silently."""
     if signals["same_text"]:
         return "duplicate"  # the same words, whatever the model's arithmetic says
+    if signals.get("swap"):
+        return "conflict"  # the same sentence with one value or exclusive choice swapped
     related = 1.0 - probs["compatible"]
     needed = thresholds["related" if opposed(signals) else "plain"]
     if signals["tie"] < STRONG_TIE:
@@ -492,7 +521,7 @@ def opposed(signals):
     none of these adds a detail (SQLite / SQLite encrypted with SQLCipher): no conflict."""
     return bool(signals["dims_differ"] or signals["family_clash"] or signals["negation_flip"]
                 or signals["polarity_flip"] or signals["versions_differ"] or signals["numbers_differ"]
-                or signals["tags_differ"] or signals["names_differ"] or signals["change"])
+                or signals["tags_differ"] or signals["names_differ"] or signals["change"] or signals["retracts"])
 
 
 # --- finding the facts a new one must be judged against ------------------------------------------
@@ -503,7 +532,7 @@ def fact_keys(text, extra=None):
     other content words of three letters or more; Chinese text adds its vocabulary phrases (a Chinese
     scope word such as 生产 counts as "C:" too) and "J:" character pairs."""
     v = vocabulary.vocab(extra)
-    noise = _words(v)["noise"]
+    w = _words(v)
     low = text.lower()
     keys, words = set(), _RAW.findall(low)
     i = 0
@@ -520,8 +549,8 @@ def fact_keys(text, extra=None):
             keys.add("F:" + family if family else "E:" + hit[1])
         elif hit and hit[0] == "concept":
             keys.add("C:" + hit[1])
-        elif n == 1 and len(words[i]) >= 3 and words[i] not in noise and not _DIGIT.search(words[i]):
-            keys.add("W:" + stem(words[i]))
+        elif n == 1:
+            keys.update(_word_keys(words[i], v, w))
         i += n
     for run in _CJK.findall(low):
         for phrase in v["cjk_phrases"]:
@@ -534,6 +563,31 @@ def fact_keys(text, extra=None):
             part = "".join(ch for ch in part if ch not in v["stopwords"])
             keys.update("J:" + part[k:k + 2] for k in range(len(part) - 1))
     return sorted(k.replace(" ", "_") for k in keys)  # "C:batch size" is one key: keys lines split on spaces
+
+
+_NAME_WITH_DIGITS = re.compile(r"[a-z]{2,}[a-z-]*\d[a-z0-9]*$")  # glicko-2, grch37, hg38: names, unlike 500ms
+_ID_PARTS = re.compile(r"[_.-]+")
+
+
+def _word_keys(word, v, w):
+    """The keys of one word outside the vocabulary's phrases: "W:" and the word stemmed, and the
+    keys of an identifier's parts (max_party_size finds "Parties can have up to six players";
+    session_idle_timeout finds the concept timeout). Parts such as max or yaml tie nothing."""
+    out = set()
+    if len(word) >= 3 and word not in w["noise"] and (not _DIGIT.search(word) or _NAME_WITH_DIGITS.match(word)):
+        out.add("W:" + stem(word))
+    if "_" not in word and "." not in word.strip("."):
+        return out
+    for part in _ID_PARTS.split(word):
+        if len(part) < 3 or part in w["id_noise"] or _DIGIT.search(part):
+            continue
+        hit = v["phrases"].get(part)
+        if hit and hit[0] == "entity":
+            family = v["family_of"].get(hit[1])
+            out.add("F:" + family if family else "E:" + hit[1])
+        else:
+            out.add("C:" + hit[1] if hit and hit[0] == "concept" else "W:" + stem(part))
+    return out
 
 
 STRONG = ("F:", "E:", "C:")

@@ -88,6 +88,7 @@ def vocab(extra=None):
         "negation_set": frozenset(m for m in raw["negations"] if m.isascii()),
         "cjk_negations": tuple(m for m in raw["negations"] if not m.isascii()),
         "replacements": tuple(sorted(raw["replacement_markers"], key=len, reverse=True)),
+        "switch_words": frozenset(raw["switch_words"]),
         "units": dict((u.lower(), (dim, factor)) for dim, table in raw["units"].items() for u, factor in table.items()),
         "rate_units": raw["rate_units"],
         "number_words": raw["number_words"],
