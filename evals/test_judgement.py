@@ -38,7 +38,8 @@ FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # with this model) EN 0.537 / 0.006 refused / 0.000 skipped / 0.469 caught, ZH 0.894 / 0.025 / 0.000 /
 # 0.619; stores (round 11, thirteenth scoring) EN 0.176 conflicts refused (6 of 34), 0.025 new refused,
 # 0.000 new skipped; ZH 0.353, 0.075 (3 of 40), 0.000.
-PAIR_BLIND_FLOOR = {"en": (0.53, 0.05, 0.46), "zh": (0.88, 0.05, 0.61)}  # (recall min, compatible refused max, caught min)
+# (recall min, compatible refused max, caught min)
+PAIR_BLIND_FLOOR = {"en": (0.53, 0.05, 0.46), "zh": (0.88, 0.05, 0.61)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (4, "88dbc83d705ceb16f999c8b3250bfd4749355bb277c8d55c5599e8ea24e3fe16",
@@ -302,13 +303,15 @@ class DecideTest(unittest.TestCase):
 
     def test_one_value_or_choice_swapped_in_the_same_sentence_is_a_conflict(self):
         # whatever the model's probability: "pnpm" / "yarn" alone once came out at 0.84, under "related"
-        for a, b in (("We use pnpm.", "We use yarn."), ("The primary database is Postgres.", "The primary database is MySQL."),
+        for a, b in (("We use pnpm.", "We use yarn."),
+                     ("The primary database is Postgres.", "The primary database is MySQL."),
                      ("Server time zone is UTC.", "Server time zone is Asia/Shanghai."), ("前端用 pnpm", "前端用 yarn"),
                      ("Gateway timeout is 3 s", "Gateway timeout is 5 s")):
             self.assertEqual(self.signals(a, b)["swap"], 1, (a, b))
             self.assertEqual(judgement.judge(facts.parse(a), facts.parse(b))[0], "conflict", (a, b))
         # the member is the subject here (each bot's own limit), and two words differ there
-        self.assertEqual(self.signals("企微群机器人每分钟最多发 20 条消息", "钉钉群机器人每分钟最多发 20 条消息")["swap"], 0)
+        bots = self.signals("企微群机器人每分钟最多发 20 条消息", "钉钉群机器人每分钟最多发 20 条消息")
+        self.assertEqual(bots["swap"], 0)
         self.assertEqual(self.signals("The web app uses React.", "The admin app uses Vue.")["swap"], 0)
 
     def test_a_weak_tie_needs_the_weak_threshold(self):

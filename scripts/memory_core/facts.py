@@ -34,9 +34,10 @@ class Fact(object):
     __slots__ = ("text", "subject", "scope", "entities", "negated", "values", "versions", "polarity", "dropped")
 
     def __repr__(self):
-        return "Fact(subject=%s, scope=%s, entities=%s, negated=%s, values=%s, versions=%s, polarity=%s, dropped=%s)" % (
-            sorted(self.subject), sorted(self.scope), sorted(self.entities), sorted(self.negated),
-            sorted(self.values), sorted(self.versions.items()), self.polarity, sorted(self.dropped))
+        return ("Fact(subject=%s, scope=%s, entities=%s, negated=%s, values=%s, versions=%s, polarity=%s, "
+                "dropped=%s)" % (sorted(self.subject), sorted(self.scope), sorted(self.entities), sorted(self.negated),
+                                 sorted(self.values), sorted(self.versions.items()), self.polarity,
+                                 sorted(self.dropped)))
 
 
 def _stem(word):
@@ -240,7 +241,7 @@ _CJK_LEAD = "再用使了掉的把将个"
 
 def _dropped_words(low, words, start, end, after, v):
     """The words a negation at low[start:end] retracts, stemmed as the subject is: the first two
-    content words after it up to the clause's end ("replaced grid A* with ..." -> grid, a*), and for
+    content words after it up to the clause's end ("replaced grid A* with ..." -> grid), and for
     one that follows what it negates, the last two before it ("the magnetometer was removed").
     Chinese: the first two characters after it (弃用旧网关 -> 旧网). A newer fact that retracts a
     word the older one asserts takes it back, whatever the tool."""

@@ -468,7 +468,8 @@ def confidence(probs):
 
 def decide(probs, signals, thresholds):
     """"conflict", "duplicate" or None. thresholds: {"related", "plain", "weak", "duplicate"} of the
-    pair's language. Two facts are about one thing when 1 - P(compatible) reaches "related" where
+    pair's language. The same text is a duplicate, and the same sentence with one value swapped
+    (signals["swap"]) a conflict, whatever the model says. Two facts are about one thing when 1 - P(compatible) reaches "related" where
     something stands against something (opposed()), or the higher "plain" where nothing does (a
     pair that only adds a detail looks just as related), and at least "weak" when their keys tie
     them by less than STRONG_TIE (a word or two, no tool or concept). Such a pair is a duplicate
