@@ -33,7 +33,7 @@ CANDIDATES = tuple(round(0.3 + 0.01 * i, 2) for i in range(70)) + (0.995, 0.998,
 GRID = tuple(round(0.5 + 0.02 * i, 2) for i in range(10)) + tuple(round(0.7 + 0.01 * i, 2) for i in range(30)) + (
     0.995, 0.999, 1.01)  # the thresholds tried: finer where most pairs are
 # 0.04 of compatible pairs flagged in cross-validation, 0.01 under the 5% target (0.03 until round 10:
-# with folds by helper set, rounds 9 and 10 refused fewer compatible pairs blind than in CV, both
+# with folds by helper set, blind rounds 9 to 11 refused no more compatible pairs than CV, both
 # languages); a skipped conflict loses the new value without a word, so at most 0.01 of them
 MAX_COMPATIBLE_FLAGGED, MAX_COMPATIBLE_SKIPPED, MAX_CONFLICT_SKIPPED = 0.04, 0.01, 0.01
 MAX_NEW_REFUSED, MAX_NEW_SKIPPED = 0.06, 0.01  # of the tune stores' new facts
