@@ -244,7 +244,7 @@ class ThresholdSearchTest(unittest.TestCase):
             for label in judgement.LABELS:
                 expected = 0
                 for y, value, opposed, weakly_tied in items:
-                    signals = dict(same_text=0, dims_differ=int(opposed), family_clash=0, negation_flip=0,
+                    signals = dict(same_text=0, swap=0, dims_differ=int(opposed), family_clash=0, negation_flip=0,
                                    polarity_flip=0, versions_differ=0, numbers_differ=0, tags_differ=0,
                                    names_differ=0, change=0, retracts=0, unique_words=1, differences=1,
                                    values_differ=0, one_sided_tags=0, cjk_overlap=0,

@@ -15,6 +15,7 @@ stores: see choose_thresholds and duplicates_ok.
 
   python3 evals/tools/train_pair_model.py [--check]   (--check: exit 1 if the file would change)
 """
+import bisect
 import json
 import os
 import random
@@ -155,7 +156,6 @@ class _Counts(object):
             values.sort()
 
     def flagged(self, label, related, plain, weak):
-        import bisect
         total = 0
         for opposed in (True, False):
             needed = related if opposed else plain
@@ -175,7 +175,7 @@ def choose_thresholds(rows, probs, judged, lang):
     "plain", then "related", then "weak". (Choosing "weak" after the other two found 0.683 of the
     Chinese conflicts where the joint search finds 0.740, same bounds.)"""
     def key(probs_, signals):  # a swapped value or the same text is judged whatever the thresholds
-        always = signals["same_text"] or signals.get("swap")
+        always = signals["same_text"] or signals["swap"]
         return (2.0 if always else 1.0 - probs_["compatible"], bool(judgement.opposed(signals)),
                 signals["tie"] < judgement.STRONG_TIE)
 

@@ -248,13 +248,14 @@ def _dropped_words(low, words, start, end, after, v):
     clause = _CLAUSE_END.search(low, end)
     limit = min(end + 30, clause.start() if clause else len(low))
     stop, negations = v["stopwords"], v["negation_set"]
-    ahead = [w for w, s, _e in words if end <= s < limit and w not in stop and w not in negations
-             and w not in _PASSIVE and not w[0].isdigit()]
-    out = [_stem(w) for w in ahead[:2]]
+
+    def content(w):
+        return w not in stop and w not in negations and w not in _PASSIVE and not w[0].isdigit()
+
+    out = [_stem(w) for w, s, _e in words if end <= s < limit and content(w)][:2]
     if after:
         opened = max(low.rfind(c, 0, start) for c in ";,.(")
-        back = [w for w, s, e in words if max(start - 30, opened) < s and e <= start and w not in stop
-                and w not in negations and w not in _PASSIVE and not w[0].isdigit()]
+        back = [w for w, s, e in words if max(start - 30, opened) < s and e <= start and content(w)]
         out.extend(_stem(w) for w in back[-2:])
     cjk = _CJK.match(low, end)
     if cjk and len(cjk.group().lstrip(_CJK_LEAD)) >= 2:

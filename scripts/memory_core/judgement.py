@@ -257,7 +257,7 @@ def pair_features(a, b, extra=None):
 
 def analyse(a, b, extra=None):
     """({feature: value}, {signal: value}) of two parsed facts. Features: the dense numbers
-    ("x0".."x56"), the overlap of the two token sets, one "d:" feature per token only one side
+    ("x0".."x58"), the overlap of the two token sets, one "d:" feature per token only one side
     has (what differs is what tells a new value, d:F:database, from a new scope, d:android), how
     strongly the keys tie the two ("ks:"), and the shape of the word-by-word alignment ("al:")."""
     v = vocabulary.vocab(extra)
@@ -292,7 +292,7 @@ def _swapped_value(wa, wb, common, places, signals):
     x, y = places[0]
     if not x or not y or len(x) > 3 or len(y) > 3:
         return 0
-    if all(t[0].isdigit() for t in x + y):
+    if _numbers_only(x, y):
         return 1
     digits = any(t[0].isdigit() for t in wa) or any(t[0].isdigit() for t in wb)
     return int(bool(signals["family_clash"]) and not digits)
@@ -327,6 +327,10 @@ def _differing(wa, wb):
     return table[0][0], places
 
 
+def _numbers_only(x, y):
+    return all(t[0].isdigit() for t in x + y)
+
+
 def _alignment(wa, wb, common, places):
     """Features of the two texts aligned word by word (Chinese by character; common and places from
     _differing): how alike they are, and how many places differ by a number only, by other words, or
@@ -334,7 +338,7 @@ def _alignment(wa, wb, common, places):
     as well is often a new scope."""
     numbers = words = added = 0
     for x, y in places:
-        if x and y and all(t[0].isdigit() for t in x + y):
+        if x and y and _numbers_only(x, y):
             numbers += 1
         elif x and y:
             words += 1
@@ -469,8 +473,9 @@ def confidence(probs):
 def decide(probs, signals, thresholds):
     """"conflict", "duplicate" or None. thresholds: {"related", "plain", "weak", "duplicate"} of the
     pair's language. The same text is a duplicate, and the same sentence with one value swapped
-    (signals["swap"]) a conflict, whatever the model says. Two facts are about one thing when 1 - P(compatible) reaches "related" where
-    something stands against something (opposed()), or the higher "plain" where nothing does (a
+    (signals["swap"]) a conflict, whatever the model says. Two facts are about one thing when
+    1 - P(compatible) reaches "related" where something stands against something (opposed()), or
+    the higher "plain" where nothing does (a
     pair that only adds a detail looks just as related), and at least "weak" when their keys tie
     them by less than STRONG_TIE (a word or two, no tool or concept). Such a pair is a duplicate
     when the paraphrase share of that reaches "duplicate" and no value, choice, version or negation
@@ -479,7 +484,7 @@ def decide(probs, signals, thresholds):
     a fact silently."""
     if signals["same_text"]:
         return "duplicate"  # the same words, whatever the model's arithmetic says
-    if signals.get("swap"):
+    if signals["swap"]:
         return "conflict"  # the same sentence with one value or exclusive choice swapped
     related = 1.0 - probs["compatible"]
     needed = thresholds["related" if opposed(signals) else "plain"]
@@ -545,20 +550,17 @@ def fact_keys(text, extra=None):
                 break
         else:
             n, hit = 1, None
-        if hit and hit[0] == "entity":
-            family = v["family_of"].get(hit[1])
-            keys.add("F:" + family if family else "E:" + hit[1])
-        elif hit and hit[0] == "concept":
-            keys.add("C:" + hit[1])
+        found = _vocabulary_key(hit, v)
+        if found:
+            keys.add(found)
         elif n == 1:
             keys.update(_word_keys(words[i], v, w))
         i += n
     for run in _CJK.findall(low):
         for phrase in v["cjk_phrases"]:
             if phrase in run:
-                kind, value = v["phrases"][phrase]
-                family = v["family_of"].get(value) if kind == "entity" else None
-                keys.add("F:" + family if family else ("E:" if kind == "entity" else "C:") + value)
+                hit = v["phrases"][phrase]
+                keys.add(_vocabulary_key(hit, v) or "C:" + hit[1])
                 run = run.replace(phrase, " ")
         for part in run.split():
             part = "".join(ch for ch in part if ch not in v["stopwords"])
@@ -582,13 +584,17 @@ def _word_keys(word, v, w):
     for part in _ID_PARTS.split(word):
         if len(part) < 3 or part in w["id_noise"] or _DIGIT.search(part):
             continue
-        hit = v["phrases"].get(part)
-        if hit and hit[0] == "entity":
-            family = v["family_of"].get(hit[1])
-            out.add("F:" + family if family else "E:" + hit[1])
-        else:
-            out.add("C:" + hit[1] if hit and hit[0] == "concept" else "W:" + stem(part))
+        out.add(_vocabulary_key(v["phrases"].get(part), v) or "W:" + stem(part))
     return out
+
+
+def _vocabulary_key(hit, v):
+    """The key of a vocabulary phrase (kind, value): "F:family" or "E:tool" for a tool, "C:concept"
+    for a concept, None for anything else (a scope word, or no phrase)."""
+    if hit and hit[0] == "entity":
+        family = v["family_of"].get(hit[1])
+        return "F:" + family if family else "E:" + hit[1]
+    return "C:" + hit[1] if hit and hit[0] == "concept" else None
 
 
 STRONG = ("F:", "E:", "C:")
