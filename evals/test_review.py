@@ -54,6 +54,16 @@ class ReviewTest(_support.TempProject):
             if f["kind"] == "conflict":
                 self.assertEqual(f["action"]["op"], "supersede")  # one replaces the other, never a merge
 
+    def test_alike_wording_is_judged_by_meaning(self):
+        """Two tiers' limits worded 90% alike are two scopes (no finding); a near copy with the
+        same content words is a duplicate; the 500/900ms pair stays a conflict."""
+        self._hand_add("limits", "Free tier is limited to 1,000 API calls per day.")
+        self._hand_add("limits2", "Pro tier is limited to 100,000 API calls per day.")
+        _code, out = review_json(self.project)
+        texts = [f["evidence"] for f in out["findings"]]
+        self.assertFalse([t for t in texts if "tier" in t], texts)
+        self.assertTrue([t for t in texts if "500ms" in t and "900ms" in t], texts)
+
     def test_apply_needs_confirm_and_only_named_proposals(self):
         _code, out = review_json(self.project)
         dup = [f for f in out["findings"] if f["kind"] == "duplicate"][0]

@@ -4,7 +4,7 @@ import unittest
 
 import _support  # noqa: F401 (puts scripts/ on sys.path)
 from memory_core import similarity
-from memory_core.similarity import compare, near_candidates, normalize, ratio
+from memory_core.similarity import compare, normalize, ratio
 
 try:
     from rapidfuzz import fuzz
@@ -41,31 +41,25 @@ class RatioTest(unittest.TestCase):
             self.assertAlmostEqual(ratio(a, b), fuzz.ratio(a, b), places=6)
 
 
-class CandidatesTest(unittest.TestCase):
-    def facts(self, n):
-        rng = random.Random(n)
-        words = "queue cache build deploy index table worker token branch review lint format".split()
-        return [normalize(" ".join(rng.sample(words, 6)) + " %d" % i) for i in range(n)]
+class SameWordsTest(unittest.TestCase):
+    """record's wording check (recording._same_words): the same words, or the same but for a negation."""
 
-    def test_pure_and_rapidfuzz_paths_agree(self):
-        choices = self.facts(1000)
-        query = choices[500][:-1] + "x"
-        old = similarity.PURE_PYTHON_LIMIT
-        try:
-            similarity.PURE_PYTHON_LIMIT = 10 ** 9
-            pure = near_candidates(query, choices, limit=50)
-            similarity.PURE_PYTHON_LIMIT = 0
-            fast = near_candidates(query, choices, limit=50)
-        finally:
-            similarity.PURE_PYTHON_LIMIT = old
-        self.assertEqual(sorted(pure), sorted(fast))
-        self.assertIn(500, pure)
+    def item(self, text, status="active"):
+        return {"id": text[:8], "fact": text, "status": status}
 
-    def test_negation_flip_is_a_candidate_both_ways(self):
-        choices = [normalize("We never use tabs for indentation"), normalize("Builds run nightly")]
-        self.assertEqual(near_candidates(normalize("We use tabs for indentation"), choices), [0])
-        choices = [normalize("We use tabs for indentation")]
-        self.assertEqual(near_candidates(normalize("We don't use tabs for indentation"), choices), [0])
+    def test_negation_flip_is_a_conflict_both_ways(self):
+        from memory_core.recording import _same_words
+        stored = [self.item("We never use tabs for indentation"), self.item("Builds run nightly")]
+        self.assertEqual(_same_words("We use tabs for indentation", stored), (None, [stored[0]]))
+        stored = [self.item("We use tabs for indentation")]
+        self.assertEqual(_same_words("We don't use tabs for indentation", stored), (None, [stored[0]]))
+
+    def test_same_words_duplicate_and_alike_wording_left_to_the_judgement(self):
+        from memory_core.recording import _same_words
+        stored = [self.item("Deploys go through staging."), self.item("Free tier: 1,000 API calls per day"),
+                  self.item("deploys go through staging", status="superseded")]
+        self.assertEqual(_same_words("deploys go through STAGING!", stored), (stored[0], []))
+        self.assertEqual(_same_words("Pro tier: 100,000 API calls per day", stored), (None, []))
 
     def test_compare_verdicts(self):
         n = normalize

@@ -281,6 +281,16 @@ def analyse(a, b, extra=None):
     return features, signals
 
 
+def _same_words(norm_a, norm_b, text_ratio):
+    """Whether two facts say it in the same words: the same normalised text, or a wording at least
+    90% alike (Indel) with the same content words ("This project uses pnpm for installs" / "The
+    project uses pnpm for installs!"). The model reads such a near copy as a changed value."""
+    if norm_a == norm_b:
+        return 1
+    from .similarity import NEAR_DUPLICATE_SCORE, content_tokens
+    return int(text_ratio * 100.0 >= NEAR_DUPLICATE_SCORE and content_tokens(norm_a) == content_tokens(norm_b))
+
+
 def _swapped_value(wa, wb, common, places, signals):
     """Whether b is a's sentence with one value swapped and nothing else: one place differs, by at
     most three words a side, and there it differs by a number only ("Gateway timeout is 3 s" / "...
@@ -386,7 +396,7 @@ def _dense(a, b, v, sa, sb):
                "one_sided_tags": int(bool(tags_a) != bool(tags_b)), "cjk_overlap": cjk_overlap,
                "values_differ": values_differ, "lead_disjoint": lead_disjoint,
                "scope_phrase_differ": scope_phrase_differ, "unique_words": len(ua) + len(ub),
-               "polarity_flip": base[10], "same_text": int(sa["norm"] == sb["norm"]), "change": int(sb["change"]),
+               "polarity_flip": base[10], "same_text": _same_words(sa["norm"], sb["norm"], base[20]), "change": int(sb["change"]),
                "retracts": retracts}
     return base + [
         min(len(ua), 4) / 4.0, min(len(ub), 4) / 4.0, min(len(ua), len(ub), 3) / 3.0,

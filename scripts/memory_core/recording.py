@@ -8,7 +8,7 @@ from . import store as st
 from .config import extra_secret_patterns, fact_model_extra, read_config
 from .paths import LAYER3_FILE, StoreError, daily_path, layer3_path, topic_error, topic_items_path
 from .provenance import content_hash, log_change
-from .similarity import compare, fact_id, near_candidates, normalize, rapidfuzz_installed, without_negations
+from .similarity import fact_id, normalize, without_negations
 
 MAX_FACT_CHARS = 2000
 MAX_SOURCE_CHARS = 300
@@ -84,10 +84,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
     supersedes = list(dict.fromkeys(supersedes or ()))
     result = {"action": "record", "project": root, "store": _rel(root, store), "topic": topic,
               "dry_run": dry_run, "status": None, "id": None, "read": [], "written": [], "skipped": [],
-              "notes": [], "similarity": "rapidfuzz" if rapidfuzz_installed() else "python"}
-    if result["similarity"] != "rapidfuzz":
-        result["notes"].append("degraded: rapidfuzz not installed; large topics are compared in pure "
-                               "Python (same results, slower)")
+              "notes": []}
 
     config, notes = read_config(store, strict=True)
     result["notes"].extend(notes)
@@ -228,7 +225,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         result["status"], result["duplicate_of"] = "duplicate", item_id
         result["skipped"].append("%s: exact duplicate of %s" % (_rel(root, items_path), item_id))
     else:
-        dup, conflicts = _near_matches(fact, [it for it in items if it.get("id") not in supersedes])
+        dup, conflicts = _same_words(fact, [it for it in items if it.get("id") not in supersedes])
         dup = dup if dup is not None else meant_dup
         conflicts += [c for c in meant_conflicts if c["id"] not in set(it.get("id") for it in conflicts)]
         if dup is not None and replaced:
@@ -356,7 +353,7 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     """Append a new, unrelated fact to a large topic without parsing or re-encoding the whole file.
 
     Used only while the dedup index matches the file's signature (so the file is exactly what the
-    last writer produced, in canonical form) and the fact has no exact or near match among the
+    last writer produced, in canonical form) and the fact has no same-words match (_same_words) among the
     active items; anything else returns False and the caller takes the full path, which produces the
     same bytes (evals/test_index.py checks that)."""
     sig = index.signature(items_path)
@@ -373,7 +370,8 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
         negated = dict((position[row], bare) for row, bare in rows.negated.items() if row in position)
     else:
         norms, negated = rows.norms, rows.negated
-    if near_candidates(norm, norms, negated):
+    bare = without_negations(norm)  # the same words, or the same but for a negation: see _same_words
+    if norm in norms or bare in norms or bare in negated.values():
         return False
     block = json.dumps(new_item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", "\n    ")
     with open(items_path, "rb") as fh:
@@ -426,16 +424,21 @@ def _check_supersedes(supersedes, by_id, new_id, topic):
     return replaced
 
 
-def _near_matches(fact, items):
-    """(duplicate item or None, [conflicting items]) among the active items of the topic."""
-    active = [it for it in items if it.get("status", "active") == "active"]
-    norms = [normalize(it["fact"]) for it in active]
+def _same_words(fact, items):
+    """(duplicate item or None, [conflicting items]) among the active items of the topic by their
+    words alone: the same words (case, punctuation and spacing aside) are a duplicate, the same words
+    but for a negation ("we use tabs" / "we never use tabs") a conflict. Anything less alike is the
+    judgement's (matching.py): a wording ratio refused compatible pairs such as "Free tier: 1,000
+    calls" / "Pro tier: 100,000 calls" and found no conflict the judgement missed."""
     query = normalize(fact)
+    bare = without_negations(query)
     dup, conflicts = None, []
-    for found in near_candidates(query, norms):
-        verdict = compare(query, norms[found])
-        if verdict == "duplicate" and dup is None:
-            dup = active[found]
-        elif verdict == "conflict":
-            conflicts.append(active[found])
+    for it in items:
+        if it.get("status", "active") != "active":
+            continue
+        norm = normalize(it["fact"])
+        if norm == query:
+            dup = it if dup is None else dup
+        elif without_negations(norm) == bare:
+            conflicts.append(it)
     return dup, conflicts

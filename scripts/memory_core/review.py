@@ -2,10 +2,11 @@
 evidence and a proposed action. Reading writes nothing; applying named proposals is one locked step
 that never deletes (supersede, or flag needs_review).
 
-Near-duplicate search is not quadratic: facts are sorted several ways and each is compared with its
-next few neighbours in every order (see candidate_pairs), plus facts sharing a rare word. Then the
-judgement of record (judgement.py) runs over facts blocked by a shared tool, family or concept
-(find_meaning_pairs), so conflicts and paraphrases worded differently are found too.
+Near-copy search is not quadratic: facts are sorted several ways and each is compared with its next
+few neighbours in every order (see candidate_pairs), plus facts sharing a rare word. The same words
+are a duplicate and the same words but for a negation a conflict; every other pair worded alike,
+and the facts blocked by a shared tool, family or concept, go to the judgement of record
+(judgement.py, find_meaning_pairs), so conflicts and paraphrases are decided by meaning.
 """
 import os
 
@@ -124,14 +125,19 @@ def candidate_pairs(active):
 
 
 def find_pairs(active):
-    """Duplicate and conflict findings among active facts."""
+    """(findings, alike): duplicates in the same words and claims flipped by a negation alone, and
+    the other pairs worded at least 90% alike, which are the judgement's to decide (a tier or
+    region swapped is another scope, not another value: find_meaning_pairs)."""
     from .similarity import fast_ratio
     scorer = fast_ratio()
-    found = []
+    found, alike = [], []
     for a, b in sorted(candidate_pairs(active)):
         fa, fb = active[a], active[b]
         verdict = compare(fa["_norm"], fb["_norm"], scorer, fa["_bare"], fb["_bare"])
         if verdict is None:
+            continue
+        if verdict == "conflict" and fa["_bare"] != fb["_bare"]:
+            alike.append((a, b))
             continue
         older, newer = sorted((fa, fb), key=lambda f: (str(f.get("created_at") or ""), f["id"]))
         same_topic = fa["_topic"] == fb["_topic"]
@@ -139,24 +145,24 @@ def find_pairs(active):
             "kind": "duplicate" if verdict == "duplicate" else "conflict",
             "ids": [older["id"], newer["id"]],
             "evidence": "%s %.0f%% alike%s: %r / %r" % (
-                "same fact," if verdict == "duplicate" else "same subject, different value,",
+                "same fact," if verdict == "duplicate" else "same claim negated,",
                 ratio(fa["_norm"], fb["_norm"]), "" if same_topic else " (topics %s, %s)" % (older["_topic"], newer["_topic"]),
                 older["fact"], newer["fact"]),
             "action": {"op": "supersede", "old": older["id"], "new": newer["id"],
                        "why": "the newer one replaces the older" if verdict == "conflict"
                        else "keep one copy; the older is kept as superseded"},
         })
-    return found
+    return found, alike
 
 
 MEANING_BLOCK = 40  # facts sharing a tool, family or concept are judged pairwise when they are this few
 
 
-def find_meaning_pairs(active, known_pairs=(), vocab=None):
+def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=()):
     """Conflicts and duplicates judged by meaning (judgement.py, as record judges a new fact),
     blocked by a shared tool, family or concept: only facts in one block of at most MEANING_BLOCK
-    are paired, so the work is linear in the store for a bounded block size. The older fact of a
-    pair is read as the old value."""
+    are paired, so the work is linear in the store for a bounded block size; alike: more (i, j)
+    pairs to judge (worded alike, find_pairs). The older fact of a pair is read as the old value."""
     from . import facts, judgement
     blocks = {}
     for index, fact in enumerate(active):
@@ -171,6 +177,7 @@ def find_meaning_pairs(active, known_pairs=(), vocab=None):
             for pos, a in enumerate(members):
                 for b in members[pos + 1:]:
                     pairs.add((a, b) if rank[a] < rank[b] else (b, a))
+    pairs.update((a, b) if rank[a] < rank[b] else (b, a) for a, b in alike)
     parsed, found, seen = {}, [], set(frozenset(p) for p in known_pairs)
     for old_i, new_i in sorted(pairs, key=lambda p: (rank[p[1]], rank[p[0]])):
         older, newer = active[old_i], active[new_i]
@@ -275,9 +282,9 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     for fact in active:
         fact["_norm"] = normalize(fact["fact"])
         fact["_bare"] = without_negations(fact["_norm"])
-    pairs = find_pairs(active)
+    pairs, alike = find_pairs(active)
     findings = (find_secrets_in_store(store, facts, extra_patterns) + pairs
-                + find_meaning_pairs(active, [f["ids"] for f in pairs], vocab)
+                + find_meaning_pairs(active, [f["ids"] for f in pairs], vocab, alike)
                 + find_stale(root, store, active, stale_days, int(time.time())))
     from .rendering import masked_line
     for finding in findings:

@@ -1,9 +1,10 @@
-"""Fact identity and near-duplicate detection.
+"""Fact identity and wording likeness.
 
-Two texts are near-duplicates when their Indel ratio, 200 * LCS / (len a + len b), is at least 90:
-rapidfuzz's fuzz.ratio. Small topics are compared in pure Python with an exact bit-parallel LCS,
-which gives the same numbers without paying rapidfuzz's ~20 ms import; large topics use rapidfuzz
-when it is installed, and the same pure-Python code otherwise (slower: the reported degraded mode).
+Two texts are alike when their Indel ratio, 200 * LCS / (len a + len b), is at least 90:
+rapidfuzz's fuzz.ratio. ratio() computes the same number in pure Python with an exact bit-parallel
+LCS, which a few pairs (record's tie-break, the judgement's features) pay less for than rapidfuzz's
+~20 ms import; review, which compares many pairs, uses rapidfuzz when it is installed and the same
+pure-Python code otherwise (slower: the reported degraded mode).
 """
 import re
 import unicodedata
@@ -25,7 +26,6 @@ except ImportError:
     except ImportError:
         from hashlib import sha256
 
-PURE_PYTHON_LIMIT = 400  # up to this many choices the pure-Python LCS beats importing rapidfuzz
 _RAPIDFUZZ = []  # [module pair or None] once looked up
 
 
@@ -126,39 +126,3 @@ def ratio(a, b):
 def without_negations(norm):
     """The normalised text with negation words removed: equal for a claim and its opposite."""
     return " ".join(w for w in norm.split() if w not in _NEGATIONS)
-
-
-def near_candidates(query, choices, negated=None, limit=5):
-    """Indexes of choices (normalised texts) whose ratio to query is >= NEAR_DUPLICATE_SCORE, best
-    first, plus those equal to it once negations are removed ("we use tabs" / "we never use tabs":
-    too far apart for the ratio, yet one claim flipped). negated: {index: without_negations(choice)}
-    for the choices that hold a negation word, when the caller has it precomputed."""
-    found = []
-    rapid = _rapidfuzz() if len(choices) > PURE_PYTHON_LIMIT else None
-    if rapid is not None:
-        fuzz, process = rapid
-        for _choice, score, index in process.extract(query, choices, scorer=fuzz.ratio,
-                                                     score_cutoff=NEAR_DUPLICATE_SCORE, limit=limit):
-            found.append((score, index))
-    else:
-        # Sound pre-filter: a ratio >= 90 needs the shorter text to be >= 9/11 of the longer.
-        qlen, low = len(query), NEAR_DUPLICATE_SCORE / (200.0 - NEAR_DUPLICATE_SCORE)
-        for index, choice in enumerate(choices):
-            clen = len(choice)
-            if min(qlen, clen) < low * max(qlen, clen):
-                continue
-            score = ratio(query, choice)
-            if score >= NEAR_DUPLICATE_SCORE:
-                found.append((score, index))
-        found.sort(key=lambda pair: -pair[0])
-        found = found[:limit]
-    bare = without_negations(query)
-    seen = set(i for _s, i in found)
-    if negated is None:
-        hits = [i for i, c in enumerate(choices) if without_negations(c) == bare]
-    else:  # a choice without negation words is its own negation-free text
-        hits = [i for i, b in negated.items() if b == bare]
-        if bare != query and bare in choices:
-            hits.extend(i for i, c in enumerate(choices) if c == bare)
-    found.extend((0.0, i) for i in hits if i not in seen and choices[i] != query)
-    return [index for _score, index in found]
