@@ -37,6 +37,11 @@ class ValuesTest(unittest.TestCase):
         self.assertEqual((a.versions["postgresql"], b.versions["postgresql"]), ("14", "16"))
         self.assertEqual(parse("服务跑在 JDK 17 上").entities, parse("Java 版本是 21").entities)
 
+    def test_a_version_of_an_unknown_tool_at_the_end_of_a_sentence(self):
+        # "v1.13." closes the sentence; "1.14" is a version, not also a count
+        self.assertEqual(self.values("Autopilot firmware is based on PX4 v1.13."), [("version", "1.13")])
+        self.assertEqual(self.values("We rebased the autopilot onto PX4 1.14."), [("version", "1.14")])
+
     def test_negation_names_the_entity(self):
         self.assertEqual(parse("We stopped using Spark last year.").negated, frozenset(["spark"]))
         fact = parse("Serving moved to vLLM; TorchServe was decommissioned.")

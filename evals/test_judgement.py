@@ -7,8 +7,9 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   round 8 once, round 9 four times, round 10 three times and round 11 three times, before they were
   folded in);
 - pairs.{en,zh}.blind.jsonl: round 12 (four new helpers; 957 pairs, three that repeat a tune pair left
-  out), scored with the model of rounds 1-10 (commit b31de3b) and the model of rounds 1-11; judged as
-  record judges (pair_figures);
+  out), scored with the model of rounds 1-10 (commit b31de3b), the first model of rounds 1-11 (commit
+  7d551de) and the shipped one (rounds 1-11, versions read at a sentence's end and after "v", every
+  published cloud region); judged as record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -34,15 +35,15 @@ from memory_core.similarity import fact_id
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
-# Measured with the model of rounds 1-11 (pairs as record judges them: round 12, second scoring, the
-# first with this model) EN 0.541 / 0.013 refused / 0.000 skipped / 0.557 caught, ZH 0.819 / 0.025 /
-# 0.000 / 0.812; stores (round 11, fourteenth scoring) EN 0.176 conflicts refused (6 of 34), 0.025 new
+# Measured with the shipped model of rounds 1-11 (pairs as record judges them: round 12, third scoring,
+# the first with this model) EN 0.547 / 0.019 refused / 0.000 skipped / 0.589 caught, ZH 0.812 / 0.025 /
+# 0.000 / 0.812; stores (round 11, fifteenth scoring) EN 0.206 conflicts refused (7 of 34), 0.025 new
 # refused, 0.000 new skipped; ZH 0.382, 0.075 (3 of 40), 0.000.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.52, 0.05, 0.53), "zh": (0.80, 0.05, 0.79)}
+PAIR_BLIND_FLOOR = {"en": (0.53, 0.05, 0.56), "zh": (0.79, 0.05, 0.79)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
-KEYS_VOCABULARY = (4, "88dbc83d705ceb16f999c8b3250bfd4749355bb277c8d55c5599e8ea24e3fe16",
+KEYS_VOCABULARY = (5, "569a256c47e3e0a819ba625c249bc5fab207a6600a591ea20dab217371275295",
                    "b073f98f8a6145719a2175dc5cc60427b80a28b50225f152cb5fe7e0158703d6")
 # texts whose keys stand for fact_keys' code in that digest: identifiers, names with digits, plurals
 KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yaml", "Rating system is Glicko-2.",
@@ -50,7 +51,7 @@ KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yam
                "Postgres 16 on RDS; PG15 in staging", "前端用 pnpm 管理依赖，超时 800ms", "undo.max_steps = 256",
                "Reference genome is GRCh37.", "The API uses PostgreSQL 15 via SQLAlchemy 2.0",
                "WORKER_CONCURRENCY=2", "`max_depth: 15` in orders-service")
-STORE_FLOOR = {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": 0.17}
+STORE_FLOOR = {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": 0.20}
 
 
 def pair_figures(path, model_only=False):

@@ -27,7 +27,7 @@ _CJK = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*[a-z0-9+#/]|[a-z0-9]|[$%¥]")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?([a-z%$¥µ/]+|[\u4e00-\u9fff]{1,3}))?")
 _CN_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万亿半]+)(个)?((?:(?![零〇一二两三四五六七八九十百千万亿半])[\u4e00-\u9fff]){0,3})")
-_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.])")
+_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?!\w|\.\w)")  # "PX4 v1.13." ends a sentence
 
 
 class Fact(object):
@@ -176,8 +176,9 @@ def parse(text, extra=None):
                 values = set(x for x in values if not (x[0] == "n" and "%g" % x[1] == m.group(1)))
                 break
     for m in _VERSION.finditer(low):
-        values = set(x for x in values if not (x[0] == "n" and ("%g" % x[1]) in m.group(1).split(".")[:1]))
-        values.add(("version", m.group(1)))
+        version = m.group(1)  # its major part, or all of it, read as a plain count is no count
+        values = set(x for x in values if not (x[0] == "n" and ("%g" % x[1]) in (version, version.split(".")[0])))
+        values.add(("version", version))
     # Polarity: a negation anywhere flips the claim; an entity named right after a negation (or
     # before "was removed") is negated, and one after "switched to" is asserted.
     polarity = True

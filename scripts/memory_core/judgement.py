@@ -21,7 +21,8 @@ _RAW = re.compile(r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _CAPS = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*)(?![\w])")
-_NUM = re.compile(r"(?<![\w.])\$?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|m|万|千)?(?!\d)", re.I)
+_NUM = re.compile(r"(?<![\w.])(?:v(?=\d))?\$?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|m|万|千)?(?!\d)", re.I)
+_VERSION_V = re.compile(r"^v(?=\d)")  # "v1.13" is the version 1.13
 _PREPARED = {}
 _SIDES = {}  # (text, vocabulary id) -> one side of pair_features
 
@@ -69,7 +70,7 @@ def _content(text, noise):
 
 
 def _value_tokens(text, frequency):
-    toks = set(w.lower().strip(".,") for w in _RAW.findall(text) if any(c.isdigit() for c in w))
+    toks = set(_VERSION_V.sub("", w.lower().strip(".,")) for w in _RAW.findall(text) if any(c.isdigit() for c in w))
     toks.update("clock" + m.group() for m in re.finditer(r"\d{1,2}:\d{2}", text))
     low = text.lower()
     toks.update("every%d" % seconds for word, seconds in frequency.items() if word in low)

@@ -49,7 +49,7 @@ def candidates(store, text, skip_ids=(), write=True):
             topics.append((topic,) + found)
     hits = dict((k, [(t, topic_keys.rows(k)) for t, topic_keys, _l in topics]) for k in keys)
     common = set(k for k, per_topic in hits.items() if sum(len(rows) for _t, rows in per_topic) > COMMON_KEY)
-    found = []
+    ranked = []  # (strength, topic, row): texts are read only for the topics of the strongest
     for topic, topic_keys, load_texts in topics:
         per_row = {}
         for key, per_topic in hits.items():
@@ -59,17 +59,20 @@ def candidates(store, text, skip_ids=(), write=True):
                 if t == topic:
                     for row in rows:
                         per_row.setdefault(row, []).append(key)
-        strong = [(judgement.score(keys_hit), row) for row, keys_hit in per_row.items()
-                  if topic_keys.active[row] == "A" and judgement.score(keys_hit) >= judgement.MIN_SCORE]
-        if not strong:
-            continue
-        texts = load_texts()
-        if texts is None:
-            continue
-        ids, facts_text = texts
-        found.extend((strength, topic, ids[row], index.unescape(facts_text[row])) for strength, row in strong
-                     if ids[row] not in skip_ids)
-    found.sort(key=lambda c: (-c[0], c[1], c[2]))
+        ranked.extend((strength, topic, row) for strength, row in
+                      ((judgement.score(keys_hit), row) for row, keys_hit in per_row.items())
+                      if strength >= judgement.MIN_SCORE and topic_keys.active[row] == "A")
+    ranked.sort(key=lambda c: (-c[0], c[1], c[2]))  # strongest first, then by topic, oldest first
+    loaders = dict((topic, load_texts) for topic, _k, load_texts in topics)
+    texts_of, found = {}, []
+    for strength, topic, row in ranked:
+        if len(found) >= judgement.MAX_CANDIDATES and (len(found) >= TIE_BREAK or strength < found[0][0]):
+            break  # enough, and past the tie at the top that the wording likeness orders
+        if topic not in texts_of:
+            texts_of[topic] = loaders[topic]()
+        texts = texts_of[topic]
+        if texts is not None and texts[0][row] not in skip_ids:
+            found.append((strength, topic, texts[0][row], index.unescape(texts[1][row])))
     if len(found) > 1 and found[0][0] == found[1][0]:  # a tie at the top: the likelier subject first
         from .similarity import normalize, ratio
         norm = normalize(text)

@@ -34,7 +34,7 @@ def _rapidfuzz():
         try:
             from rapidfuzz import fuzz, process
             _RAPIDFUZZ.append((fuzz, process))
-        except ImportError:  # degraded mode: reported by check and by --json summaries
+        except ImportError:  # degraded mode: reported by check
             _RAPIDFUZZ.append(None)
     return _RAPIDFUZZ[0]
 

@@ -615,8 +615,8 @@ def build_report(project_dir=None, cwd=None, env=None, skill_root=None):
     env_entries = []
     if env_info["degraded"]:
         env_entries.append(entry("info", "degraded", "%s not installed: %s" % (
-            " and ".join(env_info["degraded"]), "near-duplicates use the pure-Python ratio; config.yaml must be "
-            "plain JSON"), "pip install -r requirements.txt"))
+            " and ".join(env_info["degraded"]), "review compares wordings with the pure-Python ratio (slower); "
+            "config.yaml must be plain JSON"), "pip install -r requirements.txt"))
     if not env_info["python_ok"]:
         env_entries.append(entry("finding", "python", "Python %s; 3.8+ is required" % env_info["python"],
                                  "use Python 3.8 or newer"))
