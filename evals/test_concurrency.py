@@ -58,7 +58,7 @@ class ConcurrentWritersTest(_support.TempProject):
                     facts.append(fact)
             plan.append(facts)
         env = _support.clean_env(MEMORY_LOCK_TIMEOUT="120")
-        errors = []
+        errors, duplicates = [], []
         stop = threading.Event()
         reader_errors = []
 
@@ -78,6 +78,9 @@ class ConcurrentWritersTest(_support.TempProject):
                                            env=env, timeout=300)
                 if proc.returncode != 0:
                     errors.append((w, n, proc.returncode, proc.stdout[-500:], proc.stderr[-500:]))
+                elif json.loads(proc.stdout).get("duplicate_of"):
+                    # the judgement may read two of these word salads as one fact: skipped, and said so
+                    duplicates.append(json.loads(proc.stdout)["duplicate_of"])
 
         watcher = threading.Thread(target=reader)
         watcher.start()
@@ -90,9 +93,12 @@ class ConcurrentWritersTest(_support.TempProject):
         self.assertEqual(errors, [])
         self.assertEqual(reader_errors, [])
         ids, lines = parse_store(self.store)
-        self.assertEqual(len(ids), workers * per_worker)
-        self.assertEqual(len(set(ids)), workers * per_worker)
-        self.assertEqual(len(lines), workers * per_worker)
+        # every fact is stored, or reported as the duplicate of a stored one: nothing is lost unsaid
+        self.assertLessEqual(len(duplicates), workers * per_worker // 50)
+        self.assertEqual(len(ids) + len(duplicates), workers * per_worker)
+        self.assertEqual(len(set(ids)), len(ids))
+        self.assertTrue(set(duplicates) <= set(ids), duplicates)
+        self.assertEqual(len(lines), len(ids))
         leftovers = [n for _f, _d, files in os.walk(str(self.store)) for n in files if n.endswith(".tmp")]
         self.assertEqual(leftovers, [])
 

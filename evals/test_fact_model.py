@@ -148,8 +148,9 @@ class TunePairsFigureTest(unittest.TestCase):
                                    "conflict recall %.2f, paraphrases caught %.2f, compatible refused %.2f"
                                    % (conflict, caught, refused))
             # a floor against breaking the rules, not the target: on the tune pairs of rounds 1-6
-            # (5,368) the rules measured 0.39 (EN) and 0.29 (ZH)
-            self.assertGreater(conflict, 0.25)
+            # (5,368) the rules measured 0.39 (EN) and 0.29 (ZH); of rounds 1-12, 14 and 15 (14,942,
+            # two of them written to a harder brief) 0.34 and 0.25
+            self.assertGreater(conflict, 0.22)
 
 
 if __name__ == "__main__":
