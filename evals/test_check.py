@@ -301,7 +301,7 @@ class AdapterRuntimeTest(CheckCase):
         text = 'model = "gpt-fake" # comment\n[features]\nhooks = true\n' + text
         mini = status._mini_toml(text)
         try:
-            import tomllib
+            import tomllib  # novermin: skipped below 3.11
         except ImportError:
             self.skipTest("tomllib needs Python 3.11")
         self.assertEqual(mini, tomllib.loads(text))

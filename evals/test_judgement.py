@@ -43,7 +43,7 @@ FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 PAIR_BLIND_FLOOR = {"en": (0.40, 0.05, 0.38), "zh": (0.60, 0.05, 0.53)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
-KEYS_VOCABULARY = (5, "569a256c47e3e0a819ba625c249bc5fab207a6600a591ea20dab217371275295",
+KEYS_VOCABULARY = (6, "faabb09c0288fe7dcb39b9edd724735f5c4f1e890cbb7e14fda1a7664a45eb2c",
                    "b073f98f8a6145719a2175dc5cc60427b80a28b50225f152cb5fe7e0158703d6")
 # texts whose keys stand for fact_keys' code in that digest: identifiers, names with digits, plurals
 KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yaml", "Rating system is Glicko-2.",
@@ -259,7 +259,7 @@ class ThresholdSearchTest(unittest.TestCase):
                     signals = dict(same_text=0, swap=0, dims_differ=int(opposed), family_clash=0, negation_flip=0,
                                    polarity_flip=0, versions_differ=0, numbers_differ=0, tags_differ=0,
                                    names_differ=0, change=0, retracts=0, unique_words=1, differences=1,
-                                   values_differ=0, one_sided_tags=0, cjk_overlap=0,
+                                   values_differ=0, one_sided_tags=0, cjk_overlap=0, reversed=0,
                                    tie=1 if weakly_tied else judgement.STRONG_TIE)
                     probs = {"compatible": 1.0 - value, "conflict": value, "paraphrase": 0.0}
                     expected += y == label and judgement.decide(probs, signals, thresholds) is not None
@@ -325,6 +325,20 @@ class DecideTest(unittest.TestCase):
         bots = self.signals("企微群机器人每分钟最多发 20 条消息", "钉钉群机器人每分钟最多发 20 条消息")
         self.assertEqual(bots["swap"], 0)
         self.assertEqual(self.signals("The web app uses React.", "The admin app uses Vue.")["swap"], 0)
+
+    def test_a_direction_reversed_is_never_a_duplicate(self):
+        # the same words both ways round read as a paraphrase to the model (0.98): skipping one
+        # would drop a fact that says the opposite
+        for a, b in (("Orders sync from Shopify to NetSuite nightly", "Orders sync from NetSuite to Shopify nightly"),
+                     ("订单每晚从 Shopify 同步到 NetSuite", "订单每晚从 NetSuite 同步到 Shopify"),
+                     ("Replication runs primary -> replica", "Replication runs replica -> primary"),
+                     ("We moved from MySQL to Postgres", "We moved from Postgres to MySQL")):
+            self.assertEqual(self.signals(a, b)["reversed"], 1, (a, b))
+            self.assertEqual(judgement.judge(facts.parse(a), facts.parse(b))[0], "conflict", (a, b))
+            self.assertEqual(judgement.conflict_reason(facts.parse(a), facts.parse(b)), judgement.OPPOSED)
+        # the same direction told the other way round is no reversal
+        self.assertEqual(self.signals("Logs are shipped to Loki from Vector", "Vector ships logs to Loki")["reversed"], 0)
+        self.assertEqual(self.signals("Upgraded from Node 18 to Node 20", "Upgraded from Node 18 to Node 22")["reversed"], 0)
 
     def test_a_weak_tie_needs_the_weak_threshold(self):
         loose = self.signals("Mobile builds use Fastlane lanes.", "Mobile analytics go to Amplitude.")

@@ -38,8 +38,32 @@ def _words(v):
             "frequency": raw["frequency_words"],
             "suffixes": raw["number_suffixes"],
             "id_noise": frozenset(raw["identifier_noise"]) | frozenset(raw["predicate_words"]) | v["stopwords"],
+            "direction": _direction_patterns(raw["direction_markers"]),
         }
     return found
+
+
+_END = r"([a-z0-9][\w.+#-]*|[\u3400-\u9fff]{2})"  # what a direction marker points at: a name or two Chinese characters
+
+
+def _direction_patterns(markers):
+    """(source, target, arrow) patterns of the direction markers ("from X", "to Y", "X -> Y")."""
+    def one_of(words):
+        return "|".join(re.escape(x) for x in sorted(words, key=len, reverse=True))
+    english = r"(?:(?<![a-z0-9])(?:%s)(?![a-z0-9])\s*(?:the\s+|a\s+|an\s+)?)"
+    return (re.compile(english % one_of(markers["source"]) + _END),
+            re.compile(english % one_of(markers["target"]) + _END),
+            re.compile(r"([a-z0-9][\w.+#]*)\s*(?:%s)\s*" % one_of(markers["arrow"]) + _END))
+
+
+def _directions(text, patterns):
+    """The (source, target) pairs a fact states: "from Shopify to NetSuite", "从 A 同步到 B", "A -> B"."""
+    source, target, arrow = patterns
+    found = set(m.groups() for m in arrow.finditer(text))
+    sources = set(m.group(1) for m in source.finditer(text))
+    if len(sources) == 1:
+        found.update((sources.copy().pop(), m.group(1)) for m in target.finditer(text))
+    return set((s, d) for s, d in found if s != d)
 
 
 @functools.lru_cache(maxsize=65536)  # review stems the same words thousands of times
@@ -214,7 +238,7 @@ def _side(fact, v, w):
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
              "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text)),
-             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS],
+             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS], "directions": _directions(text.lower(), w["direction"]),
              "stems": facts.word_stems(text) | set(cjk[i:i + 2] for i in range(len(cjk) - 1))}
     if len(_SIDES) > 200000:
         _SIDES.clear()
@@ -279,6 +303,8 @@ def analyse(a, b, extra=None):
     for name in _alignment(sa["aligned"], sb["aligned"], common, places):
         features[name] = 1.0
     signals["swap"] = _swapped_value(sa["aligned"], sb["aligned"], common, places, signals)
+    # the same two ends in the other direction: orders sync from Shopify to NetSuite, or back
+    signals["reversed"] = int(any((d, s) in sb["directions"] for s, d in sa["directions"]))
     return features, signals
 
 
@@ -505,11 +531,12 @@ def decide(probs, signals, thresholds):
         return None
     differs = (signals["unique_words"] or signals["differences"] or signals["values_differ"]
                or signals["negation_flip"] or signals["polarity_flip"] or signals["versions_differ"]
-               or signals["one_sided_tags"] or signals["cjk_overlap"] < 1.0 and signals["cjk_overlap"] > 0)
+               or signals["one_sided_tags"] or signals["cjk_overlap"] < 1.0 and signals["cjk_overlap"] > 0
+               or signals["reversed"])
     if not differs:
         return "duplicate"  # nothing tells them apart: a conflict needs something that differs
     hard = (signals["dims_differ"] or signals["family_clash"] or signals["negation_flip"]
-            or signals["polarity_flip"] or signals["versions_differ"])
+            or signals["polarity_flip"] or signals["versions_differ"] or signals["reversed"])
     share = probs["paraphrase"] / ((probs["paraphrase"] + probs["conflict"]) or 1.0)
     skip = share >= thresholds["duplicate"] and not hard and signals["unique_words"] <= MAX_DUPLICATE_WORDS
     return "duplicate" if skip else "conflict"
@@ -534,11 +561,12 @@ def conflict_reason(a, b, extra=None):
 
 def opposed(signals):
     """Whether something stands against something: a value, choice, version, name or identifier
-    that differs, a negation, or the newer fact saying it changed. A pair about one thing with
-    none of these adds a detail (SQLite / SQLite encrypted with SQLCipher): no conflict."""
+    that differs, a negation, a direction reversed, or the newer fact saying it changed. A pair about
+    one thing with none of these adds a detail (SQLite / SQLite encrypted with SQLCipher): no conflict."""
     return bool(signals["dims_differ"] or signals["family_clash"] or signals["negation_flip"]
                 or signals["polarity_flip"] or signals["versions_differ"] or signals["numbers_differ"]
-                or signals["tags_differ"] or signals["names_differ"] or signals["change"] or signals["retracts"])
+                or signals["tags_differ"] or signals["names_differ"] or signals["change"] or signals["retracts"]
+                or signals["reversed"])
 
 
 # --- finding the facts a new one must be judged against ------------------------------------------
