@@ -43,7 +43,7 @@ def _words(v):
     return found
 
 
-_END = r"([a-z0-9][\w.+#-]*|[\u3400-\u9fff]{2})"  # what a direction marker points at: a name or two Chinese characters
+_END = r"([a-z0-9][\w.+#-]*|[\u3400-\u9fff]{2})"  # what a marker points at: a name or two Chinese characters
 
 
 def _direction_patterns(markers):
@@ -62,7 +62,8 @@ def _directions(text, patterns):
     found = set(m.groups() for m in arrow.finditer(text))
     sources = set(m.group(1) for m in source.finditer(text))
     if len(sources) == 1:
-        found.update((sources.copy().pop(), m.group(1)) for m in target.finditer(text))
+        start = next(iter(sources))
+        found.update((start, m.group(1)) for m in target.finditer(text))
     return set((s, d) for s, d in found if s != d)
 
 
