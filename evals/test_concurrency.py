@@ -44,8 +44,9 @@ def parse_store(store):
 
 
 class ConcurrentWritersTest(_support.TempProject):
-    def test_32_processes_x_20_facts_all_present(self):
-        workers, per_worker = 32, 20
+    def test_concurrent_processes_all_present(self):
+        # 16 x 10 by default (about 20 s on 2 cores); M3L_STRESS=1 runs the long 32 x 20 (about 75 s)
+        workers, per_worker = (32, 20) if os.environ.get("M3L_STRESS") == "1" else (16, 10)
         rng = random.Random(1234)
         plan = []
         seen = set()
@@ -94,7 +95,7 @@ class ConcurrentWritersTest(_support.TempProject):
         self.assertEqual(reader_errors, [])
         ids, lines = parse_store(self.store)
         # every fact is stored, or reported as the duplicate of a stored one: nothing is lost unsaid
-        self.assertLessEqual(len(duplicates), workers * per_worker // 50)
+        self.assertLessEqual(len(duplicates), max(1, workers * per_worker // 50))
         self.assertEqual(len(ids) + len(duplicates), workers * per_worker)
         self.assertEqual(len(set(ids)), len(ids))
         self.assertTrue(set(duplicates) <= set(ids), duplicates)
