@@ -6,8 +6,8 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   and 15 (rounds 2 to 12 and 15 were each scored as the blind half before they were folded in;
   references/fact-model.md and fact-model-history.md give every scoring); rounds 15 and 16 had a harder
   brief (low-overlap conflicts, near-miss compatible pairs, strongly reworded paraphrases);
-- pairs.{en,zh}.blind.jsonl: round 13 (1,914 pairs, scored with three models) and round 16 (1,919
-  pairs, the harder brief), judged as record judges (pair_figures);
+- pairs.{en,zh}.blind.jsonl: round 13 (1,914 pairs, scored with four models) and round 16 (1,919
+  pairs, the harder brief, two), judged as record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
