@@ -79,9 +79,11 @@ class ConcurrentWritersTest(_support.TempProject):
                                            env=env, timeout=300)
                 if proc.returncode != 0:
                     errors.append((w, n, proc.returncode, proc.stdout[-500:], proc.stderr[-500:]))
-                elif json.loads(proc.stdout).get("duplicate_of"):
-                    # the judgement may read two of these word salads as one fact: skipped, and said so
-                    duplicates.append(json.loads(proc.stdout)["duplicate_of"])
+                    continue
+                # the judgement may read two of these word salads as one fact: skipped, and said so
+                duplicate = json.loads(proc.stdout).get("duplicate_of")
+                if duplicate:
+                    duplicates.append(duplicate)
 
         watcher = threading.Thread(target=reader)
         watcher.start()

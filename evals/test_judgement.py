@@ -336,8 +336,9 @@ class DecideTest(unittest.TestCase):
             self.assertEqual(judgement.judge(facts.parse(a), facts.parse(b))[0], "conflict", (a, b))
             self.assertEqual(judgement.conflict_reason(facts.parse(a), facts.parse(b)), judgement.OPPOSED)
         # the same direction told the other way round is no reversal
-        self.assertEqual(self.signals("Logs are shipped to Loki from Vector", "Vector ships logs to Loki")["reversed"], 0)
-        self.assertEqual(self.signals("Upgraded from Node 18 to Node 20", "Upgraded from Node 18 to Node 22")["reversed"], 0)
+        for a, b in (("Logs are shipped to Loki from Vector", "Vector ships logs to Loki"),
+                     ("Upgraded from Node 18 to Node 20", "Upgraded from Node 18 to Node 22")):
+            self.assertEqual(self.signals(a, b)["reversed"], 0, (a, b))
 
     def test_a_weak_tie_needs_the_weak_threshold(self):
         loose = self.signals("Mobile builds use Fastlane lanes.", "Mobile analytics go to Amplitude.")

@@ -38,7 +38,6 @@ def _words(v):
             "frequency": raw["frequency_words"],
             "suffixes": raw["number_suffixes"],
             "id_noise": frozenset(raw["identifier_noise"]) | frozenset(raw["predicate_words"]) | v["stopwords"],
-            "direction": _direction_patterns(raw["direction_markers"]),
         }
     return found
 
@@ -46,19 +45,22 @@ def _words(v):
 _END = r"([a-z0-9][\w.+#-]*|[\u3400-\u9fff]{2})"  # what a marker points at: a name or two Chinese characters
 
 
-def _direction_patterns(markers):
+@functools.lru_cache(maxsize=1)  # built on the first judged pair, not on record's key path (3 ms)
+def _direction_patterns():
     """(source, target, arrow) patterns of the direction markers ("from X", "to Y", "X -> Y")."""
+    markers = vocabulary.raw_vocab()["direction_markers"]
+
     def one_of(words):
         return "|".join(re.escape(x) for x in sorted(words, key=len, reverse=True))
-    english = r"(?:(?<![a-z0-9])(?:%s)(?![a-z0-9])\s*(?:the\s+|a\s+|an\s+)?)"
-    return (re.compile(english % one_of(markers["source"]) + _END),
-            re.compile(english % one_of(markers["target"]) + _END),
+    marker = r"(?:(?<![a-z0-9])(?:%s)(?![a-z0-9])\s*(?:the\s+|a\s+|an\s+)?)"  # a whole word, then an article
+    return (re.compile(marker % one_of(markers["source"]) + _END),
+            re.compile(marker % one_of(markers["target"]) + _END),
             re.compile(r"([a-z0-9][\w.+#]*)\s*(?:%s)\s*" % one_of(markers["arrow"]) + _END))
 
 
-def _directions(text, patterns):
+def _directions(text):
     """The (source, target) pairs a fact states: "from Shopify to NetSuite", "从 A 同步到 B", "A -> B"."""
-    source, target, arrow = patterns
+    source, target, arrow = _direction_patterns()
     found = set(m.groups() for m in arrow.finditer(text))
     sources = set(m.group(1) for m in source.finditer(text))
     if len(sources) == 1:
@@ -239,7 +241,8 @@ def _side(fact, v, w):
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
              "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text)),
-             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS], "directions": _directions(text.lower(), w["direction"]),
+             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS],
+             "directions": _directions(text.lower()),
              "stems": facts.word_stems(text) | set(cjk[i:i + 2] for i in range(len(cjk) - 1))}
     if len(_SIDES) > 200000:
         _SIDES.clear()
