@@ -15,6 +15,43 @@ from memory_core.facts import parse, relate
 PAIRS = _support.REPO / "evals" / "fixtures" / "judgement"
 
 
+class ChineseRunsTest(unittest.TestCase):
+    """memory_core.cjk finds what the patterns over the range U+3400-U+9FFF found (they cost ~1 ms
+    each to compile per process), on strings mixing the range's ends, the part of it that is not a
+    word character (U+4DC0), other scripts, digits and the units and numerals the fact model reads."""
+    ALPHABET = "a5 .,-/%$¥µ中文秒天个三十半一百分之\u3400\u9fff\u4dc0\u4dffかéж٣\ua000"
+
+    def strings(self, count=3000, seed=11):
+        import random
+        rng = random.Random(seed)
+        return ["".join(rng.choice(self.ALPHABET) for _ in range(rng.randint(0, 14))) for _ in range(count)]
+
+    def test_runs_as_the_range_pattern_finds_them(self):
+        import re
+        from memory_core import cjk
+        old = re.compile("[\u3400-\u9fff]+")
+        for text in self.strings():
+            self.assertEqual(cjk.findall(text), old.findall(text), text)
+            self.assertEqual(cjk.search(text), bool(old.search(text)), text)
+            for pos in range(len(text) + 1):
+                found = old.match(text, pos)
+                self.assertEqual(cjk.run_at(text, pos), found.group() if found else "", (text, pos))
+
+    def test_numbers_and_units_as_the_range_patterns_read_them(self):
+        import re
+        from memory_core import cjk, facts
+        number = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?"
+                            "([a-z%$¥µ/]+|[\u4e00-\u9fff]{1,3}))?")
+        numeral = re.compile("(百分之)?([零〇一二两三四五六七八九十百千万亿半]+)(个)?((?:(?![零〇一二两三四五六七八九十百千万亿半])"
+                             "[\u4e00-\u9fff]){0,3})")
+        for text in self.strings():
+            self.assertEqual([(m.start(), m.group(1)) + facts._unit_of(m) for m in facts._NUMBER.finditer(text)],
+                             [(m.start(), m.group(1), m.group(2), m.end()) for m in number.finditer(text)], text)
+            self.assertEqual([m.groups()[:3] + (cjk.prefix(m.group(4), cjk.HAN),)
+                              for m in facts._CN_NUMBER.finditer(text)],
+                             [m.groups() for m in numeral.finditer(text)], text)
+
+
 class ValuesTest(unittest.TestCase):
     def values(self, text):
         return sorted(parse(text).values)

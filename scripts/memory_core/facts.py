@@ -18,15 +18,15 @@ Deterministic, stdlib only.
 import re
 import unicodedata
 
+from . import cjk
 from .vocabulary import raw_vocab, vocab  # noqa: F401 (facts.vocab: the fact model's vocabulary)
 
 # Negations that follow what they negate ("Spark was dropped", "Kafka 下线了").
 _AFTER_NEGATIONS = frozenset(("removed", "replaced", "deprecated", "decommissioned", "dropped", "retired",
                               "下线", "弃用", "去掉", "停用", "废弃"))
-_CJK = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#/_-]*[a-z0-9+#/]|[a-z0-9]|[$%¥]")
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?([a-z%$¥µ/]+|[\u4e00-\u9fff]{1,3}))?")
-_CN_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万亿半]+)(个)?((?:(?![零〇一二两三四五六七八九十百千万亿半])[\u4e00-\u9fff]){0,3})")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?)(?:\s*(?:-\s*)?([a-z%%$¥µ/]+|%s{1,3}))?" % cjk.NON_ASCII_WORD)
+_CN_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万亿半]+)(个)?((?:(?![零〇一二两三四五六七八九十百千万亿半])%s){0,3})" % cjk.NON_ASCII_WORD)
 _VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?!\w|\.\w)")  # "PX4 v1.13." ends a sentence
 
 
@@ -64,6 +64,16 @@ def _cn_value(digits, v):
                 section += (number or 1) * mult
                 number = 0
     return total + section + number
+
+
+def _unit_of(m):
+    """(unit, end) of a _NUMBER match: letters, or up to three Chinese characters (the pattern's
+    wider class cut to them; nothing counts when it starts with none)."""
+    unit = m.group(2)
+    if unit is None or unit[0] in "abcdefghijklmnopqrstuvwxyz%$¥µ/":
+        return unit, m.end()
+    han = cjk.prefix(unit, cjk.HAN)
+    return (han, m.start(2) + len(han)) if han else (None, m.end(1))
 
 
 def _quantity(number, unit, v):
@@ -105,8 +115,7 @@ def parse(text, extra=None):
                 break
         else:
             i += 1
-    for run in _CJK.finditer(low):
-        chunk = run.group()
+    for chunk in cjk.findall(low):
         for phrase in v["cjk_phrases"]:
             at = chunk.find(phrase)
             while at >= 0:
@@ -127,8 +136,9 @@ def parse(text, extra=None):
     # Values: numbers with units, rates, Chinese numerals, number words, versions of entities.
     for m in _NUMBER.finditer(low):
         number = float(m.group(1).replace(",", ""))
-        q = _quantity(number, m.group(2), v)
-        tail = low[m.end():m.end() + 20]
+        unit, end = _unit_of(m)
+        q = _quantity(number, unit, v)
+        tail = low[end:end + 20]
         rate = re.match(r"\s*(?:requests?\s+|次\s*)?(per second|per minute|per hour|/s|/sec|/min|/h)\b", tail)
         if rate:
             q = ("rate", round(number * v["rate_units"][rate.group(1)], 9))
@@ -144,7 +154,7 @@ def parse(text, extra=None):
         if m.group(1):
             values.add(("percent", number))
             continue
-        unit = m.group(4)
+        unit = cjk.prefix(m.group(4), cjk.HAN)
         q = None
         for size in (3, 2, 1):
             if unit[:size] and _quantity(number, unit[:size], v):
@@ -258,9 +268,9 @@ def _dropped_words(low, words, start, end, after, v):
         opened = max(low.rfind(c, 0, start) for c in ";,.(")
         back = [w for w, s, e in words if max(start - 30, opened) < s and e <= start and content(w)]
         out.extend(_stem(w) for w in back[-2:])
-    cjk = _CJK.match(low, end)
-    if cjk and len(cjk.group().lstrip(_CJK_LEAD)) >= 2:
-        out.append(cjk.group().lstrip(_CJK_LEAD)[:2])
+    run = cjk.run_at(low, end).lstrip(_CJK_LEAD)
+    if len(run) >= 2:
+        out.append(run[:2])
     return out
 
 

@@ -268,9 +268,12 @@ def _text_to_scan(store, rel):
         return None
 
 
-def mark_clean(store, extra_patterns, rels):
+def mark_clean(store, extra_patterns, rels, grown=None):
     """Scan each store-relative file not already marked and mark the clean ones. Writers call this
-    after their writes (under the lock), so loading a store they maintain scans nothing."""
+    after their writes (under the lock), so loading a store they maintain scans nothing. grown:
+    {rel: signature before} of the newest rows (NEWEST_INDEX) when a writer only added a fact it
+    had scanned clean on its own: a mark they had then carries over unscanned, since loading masks
+    those rows fact by fact (loading._mask_facts), so a set of facts each clean is shown as is."""
     from .redaction import find_secrets
     fingerprint = scan_fingerprint(extra_patterns)
     marks = read_clean(store, fingerprint)
@@ -278,6 +281,9 @@ def mark_clean(store, extra_patterns, rels):
     for rel in rels:
         sig = signature(os.path.join(store, rel))
         if sig is None or marks.get(rel) == sig:
+            continue
+        if rel == NEWEST_INDEX and grown and rel in grown and marks.get(rel) == grown[rel]:
+            marks[rel], changed = sig, True
             continue
         text = _text_to_scan(store, rel)
         marks.pop(rel, None)
@@ -296,7 +302,7 @@ def mark_clean(store, extra_patterns, rels):
 
 class DedupRows(object):
     """Every item of a topic as parallel columns: ids, active flags (a string of A/S), normalised
-    texts, {row: text without negations} for the few rows that have a negation word, and (when
+    texts (Lines when read back), {row: text without negations} for the few rows that have a negation word, and (when
     written) the texts as written and their judgement keys (judgement.fact_keys); matching.py reads
     those back through read_judgement_keys and read_judgement_texts."""
 
@@ -351,6 +357,26 @@ def _read_lines(store, topic, name):
     return text.split("\n")[:-1]
 
 
+class Lines(object):
+    """A cache column as its text: len() counts and `in` searches the text itself, and the lines
+    are split only when indexed (a 10,000-row column is split in ~2 ms; a record only asks whether
+    its normalised text is there)."""
+
+    def __init__(self, text):
+        self.text, self.count, self._lines = text, text.count("\n"), None
+
+    def __len__(self):
+        return self.count
+
+    def __contains__(self, line):
+        return self.text.startswith(line + "\n") or ("\n%s\n" % line) in self.text
+
+    def __getitem__(self, row):
+        if self._lines is None:
+            self._lines = self.text.split("\n")[:-1]
+        return self._lines[row]
+
+
 def _current_meta(store, topic, sig):
     """(count, plain) from the topic's dedup meta when it was computed from the file with this
     signature and with the current keys; else None (missing, torn, stale, or older keys)."""
@@ -379,7 +405,8 @@ def read_dedup_index(store, topic, sig):
     if count is None:
         return None
     active = _read_cache(store, _dedup_rel(topic, "active"))
-    norms = _read_lines(store, topic, "norms")
+    norms = _read_cache(store, _dedup_rel(topic, "norms"))
+    norms = Lines(norms) if norms is not None and (not norms or norms.endswith("\n")) else None
     negated_lines = _read_lines(store, topic, "negated")
     if active is None or norms is None or negated_lines is None or len(active) != count \
             or len(norms) != count:
@@ -513,22 +540,24 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
 
 def add_newest(store, topic, old_sig, new_sig, item):
     """After a fast append: put the new item at the head of the topic's entry and of the merged
-    rows, where those were current; a stale one stays stale (loading then parses)."""
+    rows, where those were current; a stale one stays stale (loading then parses). True when the
+    merged rows were rewritten with it."""
     row = _row(item)
     entry = read_topic_entry(store, topic, old_sig, 0)
     if entry is None:
-        return
+        return False
     entry["rows"] = sorted([row] + entry.get("rows", []), key=lambda r: (r[0], r[1]), reverse=True)[:LOAD_DEPTH]
     entry["active"] = entry.get("active", 0) + 1
     entry["sig"] = new_sig
     _write_topic_entry(store, topic, entry)
     found = _read_newest(store)
     if found is None or found[0].get(topic) != old_sig:
-        return
+        return False
     sigs, active, deep, rows = found
     sigs[topic] = new_sig
     rows = sorted([row + [topic]] + rows, key=lambda r: (r[0], r[1]), reverse=True)[:LOAD_DEPTH]
     _write_newest(store, sigs, active + 1, deep and entry["active"] <= LOAD_DEPTH, rows)
+    return True
 
 
 def refresh_all(store, extra_patterns=(), daily_days=7):

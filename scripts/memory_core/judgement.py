@@ -13,12 +13,11 @@ import functools
 import math
 import re
 
-from . import vocabulary  # the parser (facts.py) is imported only to judge: fact_keys needs none of it
+from . import cjk, vocabulary  # the parser (facts.py) is imported only to judge: fact_keys needs none of it
 
 LABELS = ("compatible", "conflict", "paraphrase")
 _MODEL = []
 _RAW = re.compile(r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\d+)*[a-zA-Z%]*")
-_CJK = re.compile(r"[\u3400-\u9fff]+")
 _DIGIT = re.compile(r"\d")
 _CAPS = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*)(?![\w])")
 _NUM = re.compile(r"(?<![\w.])(?:v(?=\d))?\$?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|m|万|千)?(?!\d)", re.I)
@@ -42,7 +41,7 @@ def _words(v):
     return found
 
 
-_END = r"([a-z0-9][\w.+#-]*|[\u3400-\u9fff]{2})"  # what a marker points at: a name or two Chinese characters
+_END = r"([a-z0-9][\w.+#-]*|%s{2})" % cjk.NON_ASCII_WORD  # a name, or two Chinese characters (_directions)
 
 
 @functools.lru_cache(maxsize=1)  # built on the first judged pair, not on record's key path (3 ms)
@@ -59,14 +58,21 @@ def _direction_patterns():
 
 
 def _directions(text):
-    """The (source, target) pairs a fact states: "from Shopify to NetSuite", "从 A 同步到 B", "A -> B"."""
+    """The (source, target) pairs a fact states: "from Shopify to NetSuite", "从 A 同步到 B", "A -> B".
+    An end is a name or two Chinese characters; two other non-ASCII letters after a marker (kana,
+    accented Latin) end nothing there (the range's own pattern would cost 1 ms a compile)."""
     source, target, arrow = _direction_patterns()
-    found = set(m.groups() for m in arrow.finditer(text))
-    sources = set(m.group(1) for m in source.finditer(text))
+    found = set(m.groups() for m in arrow.finditer(text) if _end_ok(m.group(2)))
+    sources = set(m.group(1) for m in source.finditer(text) if _end_ok(m.group(1)))
     if len(sources) == 1:
         start = next(iter(sources))
-        found.update((start, m.group(1)) for m in target.finditer(text))
+        found.update((start, m.group(1)) for m in target.finditer(text) if _end_ok(m.group(1)))
     return set((s, d) for s, d in found if s != d)
+
+
+def _end_ok(end):
+    """A name, or two Chinese characters (the patterns take any two non-ASCII letters)."""
+    return end[0] < "\x80" or all(cjk.is_cjk(ch) for ch in end)
 
 
 @functools.lru_cache(maxsize=65536)  # review stems the same words thousands of times
@@ -193,7 +199,7 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#]*")
 
 
-def _tokens(fact, v, noise, cjk):
+def _tokens(fact, v, noise, chinese):
     """The fact's words for the model's sparse features: identifiers split (session_idle_timeout,
     minSdkVersion), vocabulary words as their entity or concept, others stemmed; its tools, their
     families, scopes, concepts and value dimensions; Chinese characters and character pairs."""
@@ -213,8 +219,8 @@ def _tokens(fact, v, noise, cjk):
     out.update("S:" + s for s in fact.scope)
     out.update("C:" + c for c in fact.subject if c in v["concepts"])
     out.update("V:" + d for d, _x in fact.values)
-    out.update("z:" + cjk[i:i + 2] for i in range(len(cjk) - 1))
-    out.update("c:" + ch for ch in cjk)
+    out.update("z:" + chinese[i:i + 2] for i in range(len(chinese) - 1))
+    out.update("c:" + ch for ch in chinese)
     return out
 
 
@@ -230,20 +236,20 @@ def _side(fact, v, w):
     text = fact.text
     seq = _content(text, w["noise"])
     values = _value_tokens(text, w["frequency"])
-    cjk = "".join(_CJK.findall(text))
+    chinese = "".join(cjk.findall(text))
     about = facts.about(fact, v)
     about.update(fact.entities)
     found = {"seq": seq, "words": set(x for x in seq if x), "values": values,
              "tags": set(t for t in values if re.search(r"[a-z]", t)), "names": _names(text, v["spellings"].keys()),
-             "cjk": cjk, "cjk_pairs": set(cjk[i:i + 2] for i in range(len(cjk) - 1)),
+             "cjk": chinese, "cjk_pairs": set(chinese[i:i + 2] for i in range(len(chinese) - 1)),
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
              "lead": _lead(text, w["noise"]), "change": _has_change(text, w["change"]), "norm": normalize(text),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
-             "toks": _tokens(fact, v, w["noise"], cjk), "keys": set(fact_keys(text)),
-             "aligned": _ALIGN.findall(text.lower())[:ALIGN_WORDS],
+             "toks": _tokens(fact, v, w["noise"], chinese), "keys": set(fact_keys(text)),
+             "aligned": _aligned_words(text.lower()),
              "directions": _directions(text.lower()),
-             "stems": facts.word_stems(text) | set(cjk[i:i + 2] for i in range(len(cjk) - 1))}
+             "stems": facts.word_stems(text) | set(chinese[i:i + 2] for i in range(len(chinese) - 1))}
     if len(_SIDES) > 200000:
         _SIDES.clear()
     _SIDES[key] = found
@@ -340,7 +346,12 @@ def _swapped_value(wa, wb, common, places, signals):
 
 
 ALIGN_WORDS = 150  # the table is words x words: a fact is a sentence, a long paste is cut
-_ALIGN = re.compile(r"[a-z_][a-z0-9_+#.-]*|\d+(?:[.,:/]\d+)*[a-z%]*|[\u3400-\u9fff]")
+_ALIGN = re.compile(r"[a-z_][a-z0-9_+#.-]*|\d+(?:[.,:/]\d+)*[a-z%%]*|(%s)" % cjk.NON_ASCII_WORD)
+
+
+def _aligned_words(low):
+    """The words the alignment compares: names, numbers, and each Chinese character."""
+    return [m.group() for m in _ALIGN.finditer(low) if m.group(1) is None or cjk.is_cjk(m.group(1))][:ALIGN_WORDS]
 
 
 def _differing(wa, wb):
@@ -490,7 +501,7 @@ def softmax(scores):
 
 def language(a, b):
     """"zh" when either text has Chinese in it, else "en": each has its own weights and thresholds."""
-    return "zh" if _CJK.search(a.text + b.text) else "en"
+    return "zh" if cjk.search(a.text) or cjk.search(b.text) else "en"
 
 
 def judge(a, b, extra=None, model=None):
@@ -599,7 +610,7 @@ def fact_keys(text, extra=None):
         elif n == 1:
             keys.update(_word_keys(words[i], v, w))
         i += n
-    for run in _CJK.findall(low):
+    for run in cjk.findall(low):
         for phrase in v["cjk_phrases"]:
             if phrase in run:
                 hit = v["phrases"][phrase]

@@ -201,8 +201,9 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
         meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra, vocab)
     if write and not supersedes and not promote and meant_dup is None and not meant_conflicts:
         new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)
-        if _fast_append(root, store, topic, items_path, new_item, now, daily_text, result):
-            _mark_clean(store, extra, day_path)
+        grown = _fast_append(root, store, topic, items_path, new_item, now, daily_text, result)
+        if grown is not None:
+            _mark_clean(store, extra, day_path, grown)
             return result
     doc, items = st.read_topic(store, topic)  # CorruptFile refuses the whole record
     result["read"].append("%s (%s)" % (_rel(root, items_path), _count(len(items), "item")))
@@ -331,10 +332,10 @@ def _log(result, store, operation, topic, ids, source, before, after):
         result["notes"].append(problem)
 
 
-def _mark_clean(store, extra, day_path):
+def _mark_clean(store, extra, day_path, grown=None):
     """Let loading skip the secret scan of what this write leaves behind (index.mark_clean)."""
     try:
-        index.mark_clean(store, extra, [LAYER3_FILE, os.path.relpath(day_path, store), index.NEWEST_INDEX])
+        index.mark_clean(store, extra, [LAYER3_FILE, os.path.relpath(day_path, store), index.NEWEST_INDEX], grown)
     except OSError:
         pass
 
@@ -354,16 +355,17 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
 
     Used only while the dedup index matches the file's signature (so the file is exactly what the
     last writer produced, in canonical form) and the fact has no same-words match (_same_words) among the
-    active items; anything else returns False and the caller takes the full path, which produces the
-    same bytes (evals/test_index.py checks that)."""
+    active items; anything else returns None and the caller takes the full path, which produces the
+    same bytes (evals/test_index.py checks that). Appended: {rel: signature before} of what grew
+    only by this fact, already scanned clean (index.mark_clean's grown)."""
     sig = index.signature(items_path)
     rows = index.read_dedup_index(store, topic, sig)
     if not rows or not rows.norms:
-        return False
+        return None
     norm = normalize(new_item["fact"])
     if "S" in rows.active:  # superseded items only matter for an exact repeat
         if norm in rows.norms:
-            return False
+            return None
         keep = [i for i, flag in enumerate(rows.active) if flag == "A"]
         position = dict((row, pos) for pos, row in enumerate(keep))
         norms = [rows.norms[i] for i in keep]
@@ -372,7 +374,7 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
         norms, negated = rows.norms, rows.negated
     bare = without_negations(norm)  # the same words, or the same but for a negation: see _same_words
     if norm in norms or bare in norms or bare in negated.values():
-        return False
+        return None
     block = json.dumps(new_item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", "\n    ")
     with open(items_path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
@@ -381,15 +383,19 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
         tail = fh.read()
         end = tail.rfind(b"\n  ]")
         if size != sig[0] or end < 0:
-            return False
+            return None
         st.atomic_write_bytes(items_path, [st.FileRange(fh.fileno(), 0, tail_at + end),
                                            b",\n    " + block.encode("utf-8") + tail[end:]])
     new_sig = index.signature(items_path)
+    grown = {}
     try:
         from .judgement import fact_keys
         index.append_dedup_row(store, topic, new_sig, len(rows.norms) + 1, new_item["id"], norm,
                                without_negations(norm), new_item["fact"], fact_keys(new_item["fact"]))
-        index.add_newest(store, topic, sig, new_sig, new_item)
+        newest = os.path.join(store, index.NEWEST_INDEX)
+        before = index.signature(newest)
+        if index.add_newest(store, topic, sig, new_sig, new_item) and not result.get("redacted"):
+            grown[index.NEWEST_INDEX] = before
     except OSError:
         pass
     day = now.strftime("%Y-%m-%d")
@@ -402,7 +408,7 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     result["written"].append("%s (+1 line)" % _rel(root, daily_path(store, day)))
     result["skipped"].append("%s: not promoted (Layer 3 needs --promote --confirmed)" % LAYER3_FILE)
     result["status"] = "recorded"
-    return True
+    return grown
 
 
 def _check_supersedes(supersedes, by_id, new_id, topic):

@@ -260,20 +260,20 @@ def scan_tree(store, limit=READ_LIMIT):
         except OSError:
             continue
         for entry in entries:
-            rel = os.path.relpath(entry.path, store).replace(os.sep, "/")
             try:
                 if entry.is_symlink():
                     try:
                         target = os.readlink(entry.path)
                     except OSError:
                         target = "?"
-                    found.append((rel, "is a symbolic link (to %s)" % target))
+                    found.append((entry.path, "is a symbolic link (to %s)" % target))
                 elif entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
                 elif not entry.is_file(follow_symlinks=False):
-                    found.append((rel, "is not a regular file (a FIFO, device or socket)"))
+                    found.append((entry.path, "is not a regular file (a FIFO, device or socket)"))
                 elif entry.name.endswith(".json") and entry.stat(follow_symlinks=False).st_size > limit:
-                    found.append((rel, "is over the %d-byte limit" % limit))
+                    found.append((entry.path, "is over the %d-byte limit" % limit))
             except OSError:
                 continue
-    return sorted(found)
+    # relative paths only for what was found (relpath for each of a big store's entries cost ms)
+    return sorted((os.path.relpath(path, store).replace(os.sep, "/"), why) for path, why in found)

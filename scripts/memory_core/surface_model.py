@@ -8,9 +8,10 @@ record refuses from the rules and these probabilities together.
 import math
 import re
 
+from . import cjk
+
 _MODEL = []
 _WORD = re.compile(r"[a-z][a-z'+#-]*|[0-9]+(?:\.[0-9]+)*")
-_CJK = re.compile(r"[\u3400-\u9fff]+")
 _LONG_WORD = re.compile(r"[a-z]{4,}")
 PIECE = 4  # letters per word piece: "migrat" and "migration" share pieces (chosen by cross-validation)
 
@@ -28,7 +29,7 @@ def tokens(text, rule_surface=None):
     for word in _LONG_WORD.findall(low):
         word = "^" + word + "$"
         out.extend("g:" + word[i:i + PIECE] for i in range(len(word) - PIECE + 1))
-    for run in _CJK.findall(low):
+    for run in cjk.findall(low):
         out.extend("c:" + ch for ch in run)
         out.extend("cc:" + run[i:i + 2] for i in range(len(run) - 1))
         out.append("cfirst:" + run[:2])

@@ -6,22 +6,34 @@ a record with no candidate never loads them."""
 _VOCAB = {}
 
 
+class _Spellings(dict):
+    """entity -> its spellings, longest first, then in order ("openapi" and "swagger" tie on
+    length, and a set's order changes with the string hash seed, which once changed a version's
+    tool from run to run). Each entity's are sorted when first asked for (get): a fact names a few
+    entities, the vocabulary thousands (sorting them all cost 4 ms a process)."""
+
+    def get(self, entity, default=None):
+        found = dict.get(self, entity)
+        if found is None:
+            return default
+        if type(found) is list:
+            found = self[entity] = tuple(sorted(set([entity] + found), key=lambda s: (-len(s), s)))
+        return found
+
+
 class _Prepared(dict):
-    """The prepared vocabulary; "spellings" (every entity's spellings, longest first: thousands of
-    small sorts) is built on first use, since finding candidates (judgement.fact_keys) never needs it."""
+    """The prepared vocabulary; "spellings" (every entity's spellings) is built on first use, since
+    finding candidates (judgement.fact_keys) never needs it."""
 
     def __missing__(self, key):
         if key != "spellings":
             raise KeyError(key)
-        spellings = {}
+        spellings = _Spellings()
         for phrase, (kind, value) in self["phrases"].items():
             if kind == "entity":
-                spellings.setdefault(value, []).append(phrase)
-        # longest first, then in order: "openapi" and "swagger" tie on length, and a set's order
-        # changes with the string hash seed, which once changed a version's tool from run to run
-        found = self["spellings"] = dict((e, sorted(set([e] + ps), key=lambda s: (-len(s), s)))
-                                         for e, ps in spellings.items())
-        return found
+                dict.setdefault(spellings, value, []).append(phrase)
+        self["spellings"] = spellings
+        return spellings
 
 
 def _reach(phrases):
