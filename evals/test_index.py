@@ -136,6 +136,99 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class JudgementRowsTest(_support.TempProject):
+    """Candidates' texts come through the offsets column: the same as reading the columns whole."""
+    FACTS = ["Ledger rows are immutable once posted", "Nightly exports land in the cold bucket, 日本語 too",
+             "Tabs\tand back\\slashes survive", "The retry limit is 5 attempts", "Staging resets every Sunday"]
+
+    def setUp(self):
+        super().setUp()
+        self.root, self.store_dir, _how = resolve_store(str(self.project), env={})
+
+    def rec(self, fact, topic="t"):
+        return recording.record_fact(self.root, self.store_dir, fact, topic=topic, keep_both=True)
+
+    def columns(self, topic="t"):
+        base = os.path.join(self.store_dir, "state/cache/dedup", topic)
+        with open(os.path.join(base, "ids"), encoding="utf-8") as fh:
+            ids = fh.read().split("\n")[:-1]
+        with open(os.path.join(base, "texts"), encoding="utf-8") as fh:
+            texts = fh.read().split("\n")[:-1]
+        return ids, texts
+
+    def test_rows_equal_the_whole_columns_after_rebuilds_and_fast_appends(self):
+        self.rec(self.FACTS[0])
+        for fact in self.FACTS[1:]:
+            self.rec(fact)  # fast appends, each adding an offsets line
+        ids, texts = self.columns()
+        self.assertEqual(len(ids), len(self.FACTS))
+        rows = index.read_judgement_rows(self.store_dir, "t", len(ids), [4, 0, 2, 2])
+        self.assertEqual(rows, dict((r, (ids[r], texts[r])) for r in (0, 2, 4)))
+        self.assertEqual(index.unescape(rows[2][1]), self.FACTS[2])
+        path = os.path.join(self.store_dir, "areas/topics/t/items.json")
+        doc, items = st.read_topic(self.store_dir, "t")
+        index.refresh_topic(self.store_dir, "t", path, doc, items)  # the full rebuild writes the same
+        self.assertEqual(index.read_judgement_rows(self.store_dir, "t", len(ids), range(len(ids))),
+                         dict((r, (ids[r], texts[r])) for r in range(len(ids))))
+
+    def test_a_column_that_does_not_match_its_offsets_reads_as_torn(self):
+        for fact in self.FACTS:
+            self.rec(fact)
+        ids, texts = self.columns()
+        base = os.path.join(self.store_dir, "state/cache/dedup/t")
+        with open(os.path.join(base, "texts"), "w", encoding="utf-8") as fh:
+            fh.write("".join("x" + t + "\n" for t in texts))  # every line one byte longer
+        self.assertIsNone(index.read_judgement_rows(self.store_dir, "t", len(ids), [3]))
+        with open(os.path.join(base, "offsets"), "ab") as fh:
+            fh.write(b"0000000001")  # torn mid-line
+        self.assertIsNone(index.read_judgement_rows(self.store_dir, "t", len(ids), [0]))
+
+    def test_a_linked_offsets_column_is_not_followed(self):
+        for fact in self.FACTS[:2]:
+            self.rec(fact)
+        base = os.path.join(self.store_dir, "state/cache/dedup/t")
+        outside = os.path.join(str(self.project), "..", "offsets-elsewhere")
+        shutil.copy(os.path.join(base, "offsets"), outside)
+        os.remove(os.path.join(base, "offsets"))
+        os.symlink(os.path.abspath(outside), os.path.join(base, "offsets"))
+        self.assertIsNone(index.read_judgement_rows(self.store_dir, "t", 2, [0]))
+
+    def test_an_index_of_the_layout_before_offsets_is_rebuilt(self):
+        self.rec(self.FACTS[0])
+        self.rec(self.FACTS[1])
+        base = os.path.join(self.store_dir, "state/cache/dedup/t")
+        os.remove(os.path.join(base, "offsets"))
+        with open(os.path.join(base, "meta")) as fh:
+            fields = fh.read().split()
+        with open(os.path.join(base, "meta"), "w") as fh:
+            fh.write(" ".join(fields[:6]) + "\n")  # what layout 1 wrote: no layout field
+        self.rec("Exports are compressed with zstd")  # finding candidates rebuilds the stale index
+        with open(os.path.join(base, "meta")) as fh:
+            self.assertEqual(fh.read().split()[6:], [str(index.DEDUP_LAYOUT)])
+        ids, texts = self.columns()
+        self.assertEqual(index.read_judgement_rows(self.store_dir, "t", len(ids), [0]), {0: (ids[0], texts[0])})
+
+
+class SortedLinesTest(_support.TempProject):
+    def test_a_mapped_file_finds_what_its_bytes_find(self):
+        from memory_core import sortedlines
+        lines = sorted(("k%03d\t%d" % (i, i * 7)).encode() for i in range(0, 300, 3)) + ["zh|超时\t1".encode("utf-8")]
+        path = self.project / "model.tsv"
+        path.write_bytes(b'{"labels": []}\n' + b"\n".join(lines) + b"\n")
+        head, blob, start = sortedlines.map_file(str(path))
+        self.assertEqual(head, b'{"labels": []}')
+        self.assertNotIsInstance(blob, bytes)  # mapped
+        plain = path.read_bytes()
+        for key in ("k000", "k003", "k297", "k001", "k298", "a", "zz", "zh|超时", "k00", ""):
+            self.assertEqual(sortedlines.find(blob, key, start), sortedlines.find(plain, key, start), key)
+        self.assertEqual(sortedlines.find(blob, "k297", start), b"2079")
+        self.assertIsNone(sortedlines.find(blob, "labels", start))  # the header is not a line
+        empty = self.project / "empty.tsv"
+        empty.write_bytes(b"")
+        with self.assertRaises(ValueError):
+            sortedlines.map_file(str(empty))
+
+
 class LinesTest(unittest.TestCase):
     def test_membership_is_by_whole_line(self):
         lines = index.Lines("ab\nabc x\nq\n")

@@ -59,18 +59,20 @@ def newest_rows(items, depth=LOAD_DEPTH):
 
 
 def _write_cache(store, rel, data, append=False):
-    """Replace (or append to) a cache file. No fsync: a cache lost in a crash is rebuilt later, and
-    a torn one fails its signature or count check."""
+    """Replace (or append to) a cache file; appending, returns where the data went (the size
+    before). No fsync: a cache lost in a crash is rebuilt later, and a torn one fails its signature
+    or count check."""
     from . import safefs
     path = os.path.join(store, rel)
     safefs.check(path, store)  # UnsafePath: a linked cache (or state/) is refused, never written through
     if append:
         fd = safefs.open_write(path, os.O_WRONLY | os.O_APPEND, store)
         try:
+            at = os.fstat(fd).st_size
             os.write(fd, data)
         finally:
             os.close(fd)
-        return
+        return at
     safefs.make_dirs(os.path.dirname(path), store)
     tmp = "%s.%d.tmp" % (path, os.getpid())
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | safefs.NOFOLLOW | safefs.BINARY, 0o644)
@@ -304,7 +306,7 @@ class DedupRows(object):
     """Every item of a topic as parallel columns: ids, active flags (a string of A/S), normalised
     texts (Lines when read back), {row: text without negations} for the few rows that have a negation word, and (when
     written) the texts as written and their judgement keys (judgement.fact_keys); matching.py reads
-    those back through read_judgement_keys and read_judgement_texts."""
+    those back through read_judgement_keys and read_judgement_rows."""
 
     def __init__(self, ids, active, norms, negated, texts=None, keys=None):
         self.ids, self.active, self.norms, self.negated = ids, active, norms, negated
@@ -312,6 +314,8 @@ class DedupRows(object):
 
 
 _COLUMNS = ("ids", "norms")
+_OFFSETS = "%010d %010d\n"  # the offsets column: where each row's line starts in texts and in ids
+DEDUP_LAYOUT = 2  # of the dedup columns (2: the offsets column): an index of another layout is rebuilt
 
 
 def _dedup_rel(topic, name):
@@ -319,7 +323,7 @@ def _dedup_rel(topic, name):
 
 
 def _write_meta(store, topic, sig, count, plain):
-    meta = "%d %d %d %d %d %d\n" % (sig[0], sig[1], sig[2], count, 1 if plain else 0, KEYS_VERSION)
+    meta = "%d %d %d %d %d %d %d\n" % (sig[0], sig[1], sig[2], count, 1 if plain else 0, KEYS_VERSION, DEDUP_LAYOUT)
     _write_cache(store, _dedup_rel(topic, "meta"), meta.encode("ascii"))
 
 
@@ -327,7 +331,13 @@ def write_dedup_index(store, topic, sig, rows, plain):
     for name in _COLUMNS:
         column = getattr(rows, name)
         _write_cache(store, _dedup_rel(topic, name), ("".join(v + "\n" for v in column)).encode("utf-8"))
-    _write_cache(store, _dedup_rel(topic, "texts"), "".join(_escape(t) + "\n" for t in rows.texts or ()).encode("utf-8"))
+    texts = [(_escape(t) + "\n").encode("utf-8") for t in rows.texts or ()]
+    _write_cache(store, _dedup_rel(topic, "texts"), b"".join(texts))
+    offsets, text_at, id_at = [], 0, 0
+    for text, item_id in zip(texts, rows.ids):
+        offsets.append(_OFFSETS % (text_at, id_at))
+        text_at, id_at = text_at + len(text), id_at + len(item_id.encode("utf-8")) + 1
+    _write_cache(store, _dedup_rel(topic, "offsets"), "".join(offsets).encode("ascii"))
     keys_bytes = "".join(" %s \n" % " ".join(k) for k in rows.keys or ()).encode("utf-8")
     _write_cache(store, _dedup_rel(topic, "keys"), keys_bytes)
     _write_cache(store, _dedup_rel(topic, "postings"), _postings(rows.keys or (), len(keys_bytes)))
@@ -339,9 +349,10 @@ def write_dedup_index(store, topic, sig, rows, plain):
 
 def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare, text, keys):
     """After a fast append: one line per column, then the meta that vouches for them."""
-    for name, value in zip(_COLUMNS, (item_id, norm)):
-        _write_cache(store, _dedup_rel(topic, name), (value + "\n").encode("utf-8"), append=True)
-    _write_cache(store, _dedup_rel(topic, "texts"), (_escape(text) + "\n").encode("utf-8"), append=True)
+    id_at = _write_cache(store, _dedup_rel(topic, "ids"), (item_id + "\n").encode("utf-8"), append=True)
+    _write_cache(store, _dedup_rel(topic, "norms"), (norm + "\n").encode("utf-8"), append=True)
+    text_at = _write_cache(store, _dedup_rel(topic, "texts"), (_escape(text) + "\n").encode("utf-8"), append=True)
+    _write_cache(store, _dedup_rel(topic, "offsets"), (_OFFSETS % (text_at, id_at)).encode("ascii"), append=True)
     _write_cache(store, _dedup_rel(topic, "keys"), (" %s \n" % " ".join(keys)).encode("utf-8"), append=True)
     _write_cache(store, _dedup_rel(topic, "active"), b"A", append=True)
     if bare != norm:
@@ -384,10 +395,11 @@ def _current_meta(store, topic, sig):
         return None
     meta = _read_cache(store, _dedup_rel(topic, "meta"))
     try:
-        size, mtime, ino, count, plain, keys_version = (int(v) for v in meta.split())
+        size, mtime, ino, count, plain, keys_version, layout = (int(v) for v in meta.split())
     except (AttributeError, ValueError):
         return None
-    return (count, plain) if [size, mtime, ino] == sig and keys_version == KEYS_VERSION else None
+    current = [size, mtime, ino] == sig and keys_version == KEYS_VERSION and layout == DEDUP_LAYOUT
+    return (count, plain) if current else None
 
 
 def _plain_count(store, topic, sig):
@@ -431,11 +443,22 @@ def _postings(keys, keys_bytes):
     return ("%d %d\n" % (len(keys), keys_bytes)).encode("ascii") + b"\n".join(lines)
 
 
-def posting_rows(blob, key):
-    """Rows of key in a postings blob (its lines, header removed), by binary search."""
-    from .sortedlines import find
-    found = find(blob, key)
-    return [int(r) for r in found.split(b",")] if found else []
+class Rows(object):
+    """The rows holding a key: counted at once, parsed only when iterated (a key in hundreds of rows
+    is dropped as common, and its row numbers never needed)."""
+
+    def __init__(self, posted, appended):
+        self.posted, self.appended = posted, appended  # the postings' "1,5,9" bytes or b""; [rows]
+
+    def __len__(self):
+        return (self.posted.count(b",") + 1 if self.posted else 0) + len(self.appended)
+
+    def __iter__(self):
+        if self.posted:
+            for row in self.posted.split(b","):
+                yield int(row)
+        for row in self.appended:
+            yield row
 
 
 class JudgementKeys(object):
@@ -446,15 +469,16 @@ class JudgementKeys(object):
         self.active, self.postings, self.snapshot_rows, self.tail = active, postings, snapshot_rows, tail
 
     def rows(self, key):
-        found = posting_rows(self.postings, key) if self.postings is not None else []
+        """Rows of the key: the postings snapshot's, by binary search, then the tail's."""
+        from .sortedlines import find
+        posted = (find(self.postings, key) or b"") if self.postings is not None else b""
         needle = " %s " % key
-        found.extend(self.snapshot_rows + i for i, line in enumerate(self.tail) if needle in line)
-        return found
+        return Rows(posted, [self.snapshot_rows + i for i, line in enumerate(self.tail) if needle in line])
 
 
 def read_judgement_keys(store, topic, sig):
     """JudgementKeys of the topic when its index matches the file, else None. Texts and ids are
-    read only for the rows a search finds (read_judgement_texts)."""
+    read only for the rows a search finds (read_judgement_rows)."""
     from . import safefs
     count = _plain_count(store, topic, sig)
     if count is None:
@@ -482,13 +506,45 @@ def read_judgement_keys(store, topic, sig):
     return JudgementKeys(active, blob, snapshot_rows, tail)
 
 
-def read_judgement_texts(store, topic, count):
-    """(ids, texts escaped as stored: index.unescape gives one back) of a topic whose keys were
-    just read, or None when torn."""
-    ids, texts = _read_lines(store, topic, "ids"), _read_lines(store, topic, "texts")
-    if ids is None or texts is None or len(ids) != count or len(texts) != count:
+def read_judgement_rows(store, topic, count, rows):
+    """{row: (id, text escaped as stored: index.unescape gives it back)} of some rows of a topic
+    whose keys were just read, found through the offsets column, so no column is read whole (a
+    10,000-row topic's texts cost ~5 ms to read and split); None when a column is missing or torn."""
+    from . import safefs
+    rows = sorted(set(rows))
+    width = len(_OFFSETS % (0, 0))
+    try:
+        found = safefs.read_ranges(os.path.join(store, _dedup_rel(topic, "offsets")),
+                                   [(width * row, 2 * width) for row in rows], base=store)
+        if found is None or found[0] != width * count:
+            return None
+        spans = []  # (text start, text end, id start, id end) of each row; end None: the file's end
+        for blob in found[1]:
+            here = [int(v) for v in blob[:width].split()]
+            after = [int(v) for v in blob[width:].split()] if len(blob) > width else [None, None]
+            spans.append((here[0], after[0], here[1], after[1]))
+        columns = []
+        for name, first in (("texts", 0), ("ids", 2)):
+            ranges = []  # each line with the byte before it, a newline unless at the start: a torn column shows
+            for span in spans:
+                at = max(0, span[first] - 1)
+                ranges.append((at, None if span[first + 1] is None else span[first + 1] - at))
+            read = safefs.read_ranges(os.path.join(store, _dedup_rel(topic, name)), ranges, base=store)
+            if read is None:
+                return None
+            lines = []
+            for span, chunk in zip(spans, read[1]):
+                if span[first]:
+                    if chunk[:1] != b"\n":
+                        return None
+                    chunk = chunk[1:]
+                if not chunk.endswith(b"\n") or b"\n" in chunk[:-1]:
+                    return None
+                lines.append(chunk[:-1].decode("utf-8"))
+            columns.append(lines)
+    except (OSError, ValueError, IndexError, UnicodeDecodeError, safefs.CorruptFile):
         return None
-    return ids, texts
+    return dict((row, (item_id, text)) for row, text, item_id in zip(rows, columns[0], columns[1]))
 
 
 unescape, escape = _unescape, _escape

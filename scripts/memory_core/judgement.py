@@ -466,14 +466,14 @@ def load():
     if not _MODEL:
         import os
         from .fastjson import loads
+        from .sortedlines import map_file
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pair_model.tsv")
         try:
-            with open(path, "rb") as fh:
-                header = loads(fh.readline().decode("utf-8"))
-                blob = fh.read()
+            head, blob, start = map_file(path)  # mapped: only the lines looked up are read
+            header = loads(head.decode("utf-8"))
             if tuple(header["labels"]) != LABELS:
                 raise ValueError("labels")
-            _MODEL.append({"thresholds": header["thresholds"], "blob": blob, "cache": {}})
+            _MODEL.append({"thresholds": header["thresholds"], "blob": blob, "start": start, "cache": {}})
         except (OSError, ValueError, KeyError, TypeError):
             _MODEL.append(None)
     return _MODEL[0]

@@ -18,7 +18,8 @@ TIE_BREAK = 50  # candidates tied on key strength are ordered by wording likenes
 
 
 def _topic_keys(store, topic, write):
-    """(index.JudgementKeys, texts loader) of a topic, or None when it cannot be read."""
+    """(index.JudgementKeys, rows loader) of a topic, or None when it cannot be read. The loader
+    gives {row: (id, text escaped as stored)} of the rows asked for, or None."""
     path = topic_items_path(store, topic)
     found = index.read_judgement_keys(store, topic, index.signature(path))
     if found is None:
@@ -33,8 +34,8 @@ def _topic_keys(store, topic, write):
             active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
             tail = [" %s " % " ".join(judgement.fact_keys(it.get("fact", ""))) for it in items]
             return (index.JudgementKeys(active, None, 0, tail),
-                    lambda: ([it.get("id") for it in items], [index.escape(it.get("fact", "")) for it in items]))
-    return found, lambda: index.read_judgement_texts(store, topic, len(found.active))
+                    lambda rows: dict((r, (items[r].get("id"), index.escape(items[r].get("fact", "")))) for r in rows))
+    return found, lambda rows: index.read_judgement_rows(store, topic, len(found.active), rows)
 
 
 def candidates(store, text, skip_ids=(), write=True):
@@ -50,7 +51,7 @@ def candidates(store, text, skip_ids=(), write=True):
     hits = dict((k, [(t, topic_keys.rows(k)) for t, topic_keys, _l in topics]) for k in keys)
     common = set(k for k, per_topic in hits.items() if sum(len(rows) for _t, rows in per_topic) > COMMON_KEY)
     ranked = []  # (strength, topic, row): texts are read only for the topics of the strongest
-    for topic, topic_keys, load_texts in topics:
+    for topic, topic_keys, _load in topics:
         per_row = {}
         for key, per_topic in hits.items():
             if key in common:
@@ -63,16 +64,22 @@ def candidates(store, text, skip_ids=(), write=True):
                       ((judgement.score(keys_hit), row) for row, keys_hit in per_row.items())
                       if strength >= judgement.MIN_SCORE and topic_keys.active[row] == "A")
     ranked.sort(key=lambda c: (-c[0], c[1], c[2]))  # strongest first, then by topic, oldest first
-    loaders = dict((topic, load_texts) for topic, _k, load_texts in topics)
-    texts_of, found = {}, []
-    for strength, topic, row in ranked:
-        if len(found) >= judgement.MAX_CANDIDATES and (len(found) >= TIE_BREAK or strength < found[0][0]):
-            break  # enough, and past the tie at the top that the wording likeness orders
-        if topic not in texts_of:
-            texts_of[topic] = loaders[topic]()
-        texts = texts_of[topic]
-        if texts is not None and texts[0][row] not in skip_ids:
-            found.append((strength, topic, texts[0][row], index.unescape(texts[1][row])))
+    loaders = dict((topic, load_rows) for topic, _k, load_rows in topics)
+
+    def enough(strength):  # and past the tie at the top that the wording likeness orders
+        return len(found) >= judgement.MAX_CANDIDATES and (len(found) >= TIE_BREAK or strength < found[0][0])
+    found, start = [], 0
+    while start < len(ranked) and not enough(ranked[start][0]):
+        chunk = ranked[start:start + TIE_BREAK]  # the rows that may be needed, read topic by topic
+        start += len(chunk)
+        read = dict((topic, loaders[topic]([r for _s, t, r in chunk if t == topic]))
+                    for topic in set(t for _s, t, _r in chunk))
+        for strength, topic, row in chunk:
+            if enough(strength):
+                break
+            got = read[topic].get(row) if read[topic] is not None else None
+            if got is not None and got[0] not in skip_ids:
+                found.append((strength, topic, got[0], index.unescape(got[1])))
     if len(found) > 1 and found[0][0] == found[1][0]:  # a tie at the top: the likelier subject first
         from .similarity import normalize, ratio
         norm = normalize(text)

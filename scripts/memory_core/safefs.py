@@ -111,15 +111,43 @@ def _open(path, flags, mode=0o644, base=None):
     return fd
 
 
-def read_bytes(path, limit=READ_LIMIT, base=None, offset=0):
-    """The bytes of a regular file (from offset on), or None when it does not exist. UnsafePath
-    for a link, a special file, or more than limit bytes (which are never read)."""
+def _open_to_read(path, base):
+    """fd of a regular file to read, or None when it does not exist (_open's refusals)."""
     try:
-        fd = _open(path, os.O_RDONLY, base=base)
+        return _open(path, os.O_RDONLY, base=base)
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         raise CorruptFile(path, "is a folder, expected a file")
+
+
+def read_ranges(path, ranges, base=None):
+    """(size, [the bytes of each (offset, length)]) of a regular file, read through one descriptor,
+    or None when it does not exist; length None reads to the end, and a range past the end comes back
+    short. The same refusals as read_bytes (a link, a special file, a folder)."""
+    fd = _open_to_read(path, base)
+    if fd is None:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        out = []
+        for offset, length in ranges:
+            length = max(0, size - offset) if length is None else length
+            if length > READ_LIMIT:
+                raise UnsafePath(path, "is over the %d-byte limit" % READ_LIMIT)
+            os.lseek(fd, offset, os.SEEK_SET)
+            out.append(os.read(fd, length) if length > 0 else b"")
+        return size, out
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path, limit=READ_LIMIT, base=None, offset=0):
+    """The bytes of a regular file (from offset on), or None when it does not exist. UnsafePath
+    for a link, a special file, or more than limit bytes (which are never read)."""
+    fd = _open_to_read(path, base)
+    if fd is None:
+        return None
     try:
         size = os.fstat(fd).st_size
         if offset:

@@ -49,17 +49,17 @@ def tokens(text, rule_surface=None):
 def load():
     """The shipped model, once per process, or None when the file is absent or unreadable. The file
     (data/surface_model.tsv) is a JSON header line ({"labels": [...]}) and then one line per feature,
-    in byte order: "feature<TAB>w,w,...". Loading reads the bytes only; a feature's line is found by
-    binary search when a text has it (splitting 24,000 lines cost ~9 ms at each start)."""
+    in byte order: "feature<TAB>w,w,...". Loading maps the file (sortedlines.map_file); a feature's
+    line is found by binary search when a text has it (splitting 24,000 lines cost ~9 ms at each start)."""
     if not _MODEL:
         import os
         from .fastjson import loads
+        from .sortedlines import map_file
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "surface_model.tsv")
         try:
-            with open(path, "rb") as fh:
-                header = loads(fh.readline().decode("utf-8"))
-                blob = fh.read()
-            _MODEL.append({"labels": list(header["labels"]), "blob": blob, "cache": {}})
+            head, blob, start = map_file(path)
+            header = loads(head.decode("utf-8"))
+            _MODEL.append({"labels": list(header["labels"]), "blob": blob, "start": start, "cache": {}})
         except (OSError, ValueError, KeyError, TypeError):
             _MODEL.append(None)  # no model shipped: the rules decide alone
     return _MODEL[0]
