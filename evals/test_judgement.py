@@ -6,8 +6,10 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   and 15 (rounds 2 to 12 and 15 were each scored as the blind half before they were folded in;
   references/fact-model.md and fact-model-history.md give every scoring); rounds 15 and 16 had a harder
   brief (low-overlap conflicts, near-miss compatible pairs, strongly reworded paraphrases);
-- pairs.{en,zh}.blind.jsonl: round 13 (1,914 pairs, scored with five models) and round 16 (1,919
-  pairs, the harder brief, three), judged as record judges (pair_figures);
+- pairs.{en,zh}.blind.jsonl: round 13 (1,914 pairs, scored with five models), round 16 (1,919
+  pairs, the harder brief, three) and round 19 (1,905 pairs, the harder brief, briefs/pairs-round19.md;
+  written for tune, then held out when the model trained with it did worse in the stores'
+  cross-validation: references/fact-model.md), judged as record judges (pair_figures);
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -35,11 +37,11 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17), pairs as record judges
-# them, rounds 13 and 16 together: EN 0.397 / 0.022 refused / 0.002 skipped / 0.338 caught, ZH 0.603 /
-# 0.025 / 0.006 / 0.530. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
+# them, rounds 13, 16 and 19 together: EN 0.384 / 0.028 refused / 0.001 skipped / 0.317 caught, ZH 0.594 /
+# 0.038 / 0.005 / 0.494. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
 # / 0.025 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.706 / 0.000 / 0.000, ZH 0.588 / 0.062 / 0.000.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.38, 0.05, 0.32), "zh": (0.59, 0.05, 0.51)}
+PAIR_BLIND_FLOOR = {"en": (0.37, 0.05, 0.30), "zh": (0.58, 0.05, 0.47)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (6, "faabb09c0288fe7dcb39b9edd724735f5c4f1e890cbb7e14fda1a7664a45eb2c",
@@ -487,7 +489,7 @@ class KeysFormatTest(_support.TempProject):
         self.record("The batch size for fine-tuning is 32.", "--topic", "ml")
         meta = self.store / "state" / "cache" / "dedup" / "ml" / "meta"
         fields = meta.read_text().split()
-        self.assertEqual(fields[5:], [str(index.KEYS_VERSION)])
+        self.assertEqual(fields[5:], [str(index.KEYS_VERSION), str(index.DEDUP_LAYOUT)])
         keys = self.store / "state" / "cache" / "dedup" / "ml" / "keys"
         keys.write_text(" W:unrelated \n")  # what an older version might have written
         meta.write_text(" ".join(fields[:5]) + "\n")  # ... with a meta that has no keys version
