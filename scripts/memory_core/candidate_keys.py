@@ -1,0 +1,121 @@
+"""The keys a fact is found by: the words matching.py looks a new fact's candidates up by, in every
+topic's dedup index (dedup_index.py), without the fact model's parser. judgement.py re-exports them.
+A change here or in fact_vocab.json changes the keys: bump dedup_index.KEYS_VERSION (a test holds
+the digests)."""
+import functools
+import re
+
+from . import cjk, vocabulary
+
+_RAW = re.compile(r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\d+)*[a-zA-Z%]*")
+_DIGIT = re.compile(r"\d")
+_PREPARED = {}
+
+
+def _words(v):
+    """The judgement's extra vocabulary (predicate words, change markers, ...), prepared once."""
+    found = _PREPARED.get(id(v))
+    if found is None:
+        raw = vocabulary.raw_vocab()
+        found = _PREPARED[id(v)] = {
+            "noise": frozenset(raw["predicate_words"]) | v["stopwords"],
+            "change": tuple(raw["change_markers"]),
+            "frequency": raw["frequency_words"],
+            "suffixes": raw["number_suffixes"],
+            "id_noise": frozenset(raw["identifier_noise"]) | frozenset(raw["predicate_words"]) | v["stopwords"],
+        }
+    return found
+
+
+@functools.lru_cache(maxsize=65536)  # review stems the same words thousands of times
+def stem(word):
+    """A light stemmer that makes rotation/rotate/rotates one word."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ings") and len(word) >= 7:
+        word = word[:-1]  # ratings / rating, settings / setting: one word (then -ing goes below)
+    for suffix, instead in (("ations", "at"), ("ation", "at"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                            ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)] + instead
+            break
+    for suffix in ("ate", "at", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def fact_keys(text, extra=None):
+    """The words a fact is found by, without parsing it fully: "F:family" for a tool in an
+    exclusive family (so pnpm finds yarn), "E:tool" for others, "C:concept", and "W:word" for the
+    other content words of three letters or more; Chinese text adds its vocabulary phrases (a Chinese
+    scope word such as 生产 counts as "C:" too) and "J:" character pairs."""
+    v = vocabulary.vocab(extra)
+    w = _words(v)
+    low = text.lower()
+    keys, words = set(), _RAW.findall(low)
+    i = 0
+    reach = v["reach"]
+    while i < len(words):
+        for n in range(min(reach.get(words[i], 1), len(words) - i), 0, -1):
+            hit = v["phrases"].get(" ".join(words[i:i + n]) if n > 1 else words[i])
+            if hit:
+                break
+        else:
+            n, hit = 1, None
+        found = _vocabulary_key(hit, v)
+        if found:
+            keys.add(found)
+        elif n == 1:
+            keys.update(_word_keys(words[i], v, w))
+        i += n
+    for run in cjk.findall(low):
+        for phrase in v["cjk_phrases"]:
+            if phrase in run:
+                hit = v["phrases"][phrase]
+                keys.add(_vocabulary_key(hit, v) or "C:" + hit[1])
+                run = run.replace(phrase, " ")
+        for part in run.split():
+            part = "".join(ch for ch in part if ch not in v["stopwords"])
+            keys.update("J:" + part[k:k + 2] for k in range(len(part) - 1))
+    return sorted(k.replace(" ", "_") for k in keys)  # "C:batch size" is one key: keys lines split on spaces
+
+
+_NAME_WITH_DIGITS = re.compile(r"[a-z]{2,}[a-z-]*\d[a-z0-9]*$")  # glicko-2, grch37, hg38: names, unlike 500ms
+_ID_PARTS = re.compile(r"[_.-]+")
+
+
+def _word_keys(word, v, w):
+    """The keys of one word outside the vocabulary's phrases: "W:" and the word stemmed, and the
+    keys of an identifier's parts (max_party_size finds "Parties can have up to six players";
+    session_idle_timeout finds the concept timeout). Parts such as max or yaml tie nothing."""
+    out = set()
+    if len(word) >= 3 and word not in w["noise"] and (not _DIGIT.search(word) or _NAME_WITH_DIGITS.match(word)):
+        out.add("W:" + stem(word))
+    if "_" not in word and "." not in word.strip("."):
+        return out
+    for part in _ID_PARTS.split(word):
+        if len(part) < 3 or part in w["id_noise"] or _DIGIT.search(part):
+            continue
+        out.add(_vocabulary_key(v["phrases"].get(part), v) or "W:" + stem(part))
+    return out
+
+
+def _vocabulary_key(hit, v):
+    """The key of a vocabulary phrase (kind, value): "F:family" or "E:tool" for a tool, "C:concept"
+    for a concept, None for anything else (a scope word, or no phrase)."""
+    if hit and hit[0] == "entity":
+        family = v["family_of"].get(hit[1])
+        return "F:" + family if family else "E:" + hit[1]
+    return "C:" + hit[1] if hit and hit[0] == "concept" else None
+
+
+STRONG = ("F:", "E:", "C:")
+MIN_SCORE, MAX_CANDIDATES = 1, 12  # one shared key makes a candidate: only the strongest is judged
+STRONG_TIE = 3  # a shared tool, family or concept, or three words; a weaker tie needs thresholds["weak"]
+MAX_JUDGED = 1  # the model judges the strongest candidate: it is the fact a new one targets 9 times in 10
+
+
+def score(shared_keys):
+    """How strongly shared keys tie two facts: 3 for a tool, family or concept, 1 for a word."""
+    return sum(3 if k.startswith(STRONG) else 1 for k in shared_keys)
