@@ -29,7 +29,7 @@ def build_parser():
         epilog="Merges, never overwrites: foreign hooks and keys stay as they were, invalid JSON is "
                "refused untouched, the previous config is backed up under .memory-3layer/state/backups/, "
                "and re-running changes nothing. Exit codes: 0 done, 1 refused, 2 usage error.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", required=True, help="the project to install into")
     p.add_argument("--platform", required=True, choices=("claude", "codex", "both", "manual"),
                    help="which host configs to write; manual writes none")

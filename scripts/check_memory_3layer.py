@@ -30,7 +30,7 @@ def build_parser():
                "Configured is never reported as running: a hook is 'verified' only when the store's hook-runs log "
                "has an ok run of it. Exit codes: 0 healthy, 1 findings (each with its next step), 2 usage or "
                "environment error.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, "
                                          "else the git top level, else the current folder)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

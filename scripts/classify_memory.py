@@ -25,7 +25,7 @@ def build_parser():
                "markers: config.yaml classifier: {markers: {todo: [\"backlog item\"], ...}}. --stdin "
                "reads JSON lines {\"text\": ...} and answers one JSON line each; a bad line gets "
                "{\"error\": ...}. Exit codes: 0 done, 2 usage error. See references/classification.md.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root whose config.yaml may add markers (default: nearest "
                                          "folder with .memory-3layer/, else the git top level, else the "
                                          "current folder)")

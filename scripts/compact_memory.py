@@ -22,7 +22,7 @@ from memory_core import cli  # noqa: E402
 def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog="Exit codes: 0 saved, 1 refused (e.g. corrupt session file), 2 usage error.",
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, else the "
                                          "git top level, else the current folder)")
     p.add_argument("--summary", help="what you were doing, in a sentence or two (secrets are masked)")

@@ -27,7 +27,7 @@ def build_parser():
         epilog="Defaults come from MEMORY_MAX_CHARS (9000), MEMORY_MAX_ITEMS (60), MEMORY_DAILY_DAYS (3: the "
                "newest daily files) and MEMORY_TOPICS, then config.yaml. Unreadable files are skipped, "
                "reported and left untouched; secrets found in files are masked in the output.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, "
                                          "else the git top level, else the current folder)")
     p.add_argument("--max-chars", type=int, help="budget for the whole output, report included")

@@ -25,7 +25,7 @@ def build_parser():
                "schema, noise items skipped with their reason. The legacy folder is never changed. "
                "Exit codes: 0 done or nothing to do, 1 stopped (conflict, invalid, secret, failed "
                "verification), 2 usage or environment error. Rules: references/migration.md.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, "
                                          "else the git top level, else the current folder)")
     p.add_argument("--source", default=LEGACY_DIRNAME,

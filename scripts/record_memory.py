@@ -23,7 +23,7 @@ def build_parser():
         epilog="Secrets are refused (exit 1) unless --redact; a near-duplicate is skipped and reported; "
                "a fact that contradicts a recorded one is refused until you say --supersedes ID or "
                "--keep-both. Exit codes: 0 done, 1 refused, 2 usage or environment error.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, "
                                          "else the git top level, else the current folder)")
     p.add_argument("--fact", required=True, help="the fact, at most %d characters; '-' reads it from "

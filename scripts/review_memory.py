@@ -21,7 +21,7 @@ def build_parser():
     from memory_core.review import DEFAULT_STALE_DAYS
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog="Exit codes: 0 nothing to review (or applied), 1 findings or refused, "
-                                       "2 usage error.", formatter_class=argparse.RawDescriptionHelpFormatter)
+                                       "2 usage error.", formatter_class=cli.help_formatter())
     p.add_argument("--project-dir", help="project root (default: nearest folder with .memory-3layer/, else the "
                                          "git top level, else the current folder)")
     p.add_argument("--topics", help="comma-separated topics to review (default: all)")

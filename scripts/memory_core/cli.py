@@ -20,6 +20,40 @@ def check_utf8_arg(value, flag):
     return value
 
 
+def _columns():
+    """The terminal's width as shutil.get_terminal_size finds it ($COLUMNS, then stdout's
+    terminal, else 80)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+_FORMATTER = []
+
+
+def help_formatter():
+    """argparse's RawDescriptionHelpFormatter given the terminal's width, so that building a parser
+    does not import shutil (argparse makes a formatter to check each option, and shutil, for the
+    width, brings bz2, lzma and fnmatch: 3 ms at every start). Made on first use: hooks parse their
+    arguments without argparse."""
+    if not _FORMATTER:
+        import argparse
+
+        class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+            def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+                super().__init__(prog, indent_increment, max_help_position,
+                                 _columns() - 2 if width is None else width)
+        _FORMATTER.append(HelpFormatter)
+    return _FORMATTER[0]
+
+
 class Args(object):
     """The parsed options of quick_args: attributes named as argparse would name them."""
 
