@@ -54,7 +54,6 @@ def read_cache(store, rel):
         return None
 
 
-
 def escape(text):
     for raw, escaped in _ESCAPES:
         text = text.replace(raw, escaped)

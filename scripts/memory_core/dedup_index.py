@@ -16,9 +16,10 @@ KEYS_VERSION = 6  # of judgement.fact_keys and the vocabulary they read: a dedup
 
 class DedupRows(object):
     """Every item of a topic as parallel columns: ids, active flags (a string of A/S), normalised
-    texts (Lines when read back), {row: text without negations} for the few rows that have a negation word, and (when
-    written) the texts as written and their judgement keys (judgement.fact_keys); matching.py reads
-    those back through read_judgement_keys and read_judgement_rows."""
+    texts (Lines when read back), {row: text without negations} for the few rows that have a
+    negation word, and (when written) the texts as written and their judgement keys
+    (judgement.fact_keys); matching.py reads those back through read_judgement_keys and
+    read_judgement_rows."""
 
     def __init__(self, ids, active, norms, negated, texts=None, keys=None):
         self.ids, self.active, self.norms, self.negated = ids, active, norms, negated

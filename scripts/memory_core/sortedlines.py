@@ -20,10 +20,10 @@ def map_file(path):
     return blob[:end], blob, end + 1
 
 
-def find(blob, key, start=0):
-    """The value bytes of key (str) in blob (bytes or a mapped file; its lines from start on), or None."""
+def find(blob, key, first=0):
+    """The value bytes of key (str) in blob (bytes or a mapped file; its lines from first on), or None."""
     key = key.encode("utf-8") + b"\t"
-    lo, hi = start, len(blob)  # lo and hi are line starts; the first line >= key starts in [lo, hi]
+    lo, hi = first, len(blob)  # lo and hi are line starts; the first line >= key starts in [lo, hi]
     while lo < hi:
         mid = (lo + hi) // 2
         start = blob.rfind(b"\n", lo, mid) + 1 or lo
