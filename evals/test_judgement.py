@@ -37,14 +37,14 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17), pairs as record judges
-# them, rounds 13, 16 and 19 together: EN 0.384 / 0.028 refused / 0.001 skipped / 0.317 caught, ZH 0.594 /
-# 0.038 / 0.005 / 0.494. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
-# / 0.025 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.706 / 0.000 / 0.000, ZH 0.588 / 0.062 / 0.000.
+# them, rounds 13, 16 and 19 together: EN 0.418 / 0.030 refused / 0.000 skipped / 0.335 caught, ZH 0.594 /
+# 0.040 / 0.005 / 0.496. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
+# / 0.050 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.706 / 0.013 / 0.000, ZH 0.588 / 0.062 / 0.000.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.37, 0.05, 0.30), "zh": (0.58, 0.05, 0.47)}
+PAIR_BLIND_FLOOR = {"en": (0.40, 0.05, 0.32), "zh": (0.58, 0.05, 0.47)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
-KEYS_VOCABULARY = (6, "faabb09c0288fe7dcb39b9edd724735f5c4f1e890cbb7e14fda1a7664a45eb2c",
+KEYS_VOCABULARY = (7, "6f34cee56367970732de7c67964986616745f89d3e5aec2926ca3fb4a59ac545",
                    "b073f98f8a6145719a2175dc5cc60427b80a28b50225f152cb5fe7e0158703d6")
 # texts whose keys stand for fact_keys' code in that digest: identifiers, names with digits, plurals
 KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yaml", "Rating system is Glicko-2.",
@@ -326,6 +326,19 @@ class DecideTest(unittest.TestCase):
         bots = self.signals("企微群机器人每分钟最多发 20 条消息", "钉钉群机器人每分钟最多发 20 条消息")
         self.assertEqual(bots["swap"], 0)
         self.assertEqual(self.signals("The web app uses React.", "The admin app uses Vue.")["swap"], 0)
+
+    def test_a_fact_that_says_it_adds_is_a_feature_of_the_newer_side(self):
+        # "also", "another", 另外 (additive_markers): a new attribute of the same thing, not a new value
+        a = "The gpu-normal QOS allows at most 8 running GPU jobs per user."
+        for b, adds in (("The gpu-normal QOS also caps each user at 16 GPUs in use.", 1),
+                        ("gpu-normal 队列另外限制每人最多 16 张 GPU。", 1),
+                        ("The gpu-normal QOS caps each user at 16 GPUs in use.", 0),
+                        ("The gpu-normal QOS is for tools and toolchains too.", 1),
+                        ("The gpu-normal QOS is for tools and toolchains.", 0)):  # "tools" is not "too"
+            features = judgement.pair_features(facts.parse(a), facts.parse(b))
+            self.assertEqual(features.get("x59", 0), adds, b)  # the newer side's marker
+            self.assertEqual(features.get("x60", 0), 0, b)  # the older side's: none
+            self.assertEqual(judgement.pair_features(facts.parse(b), facts.parse(a)).get("x60", 0), adds, b)
 
     def test_a_direction_reversed_is_never_a_duplicate(self):
         # the same words both ways round read as a paraphrase to the model (0.98): skipping one

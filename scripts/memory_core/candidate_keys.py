@@ -20,6 +20,7 @@ def _words(v):
         found = _PREPARED[id(v)] = {
             "noise": frozenset(raw["predicate_words"]) | v["stopwords"],
             "change": tuple(raw["change_markers"]),
+            "additive": tuple(raw["additive_markers"]),
             "frequency": raw["frequency_words"],
             "suffixes": raw["number_suffixes"],
             "id_noise": frozenset(raw["identifier_noise"]) | frozenset(raw["predicate_words"]) | v["stopwords"],

@@ -210,6 +210,7 @@ def _side(fact, v, w):
              "cjk": chinese, "cjk_pairs": set(chinese[i:i + 2] for i in range(len(chinese) - 1)),
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
              "lead": _lead(text, w["noise"]), "change": _has_change(text, w["change"]), "norm": normalize(text),
+             "additive": _has_change(text, w["additive"]),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
              "toks": _tokens(fact, v, w["noise"], chinese), "keys": set(fact_keys(text)),
@@ -258,7 +259,7 @@ def pair_features(a, b, extra=None):
 
 def analyse(a, b, extra=None):
     """({feature: value}, {signal: value}) of two parsed facts. Features: the dense numbers
-    ("x0".."x58"), the overlap of the two token sets, one "d:" feature per token only one side
+    ("x0".."x60"), the overlap of the two token sets, one "d:" feature per token only one side
     has (what differs is what tells a new value, d:F:database, from a new scope, d:android), how
     strongly the keys tie the two ("ks:"), and the shape of the word-by-word alignment ("al:")."""
     v = vocabulary.vocab(extra)
@@ -422,6 +423,8 @@ def _dense(a, b, v, sa, sb):
         # with a value or a choice that differs: how Chinese conflicts show
         int(bool(tags_a & tags_b)), int(bool(sa["ids"] & sb["ids"])),
         values_differ * cjk_overlap, base[7] * cjk_overlap, base[9] * cjk_overlap, retracts, restores,
+        # the newer fact says it adds to what is known ("also", "another", 另外): a new attribute, not a new value
+        int(sb["additive"]), int(sa["additive"]),
     ], signals
 
 
