@@ -326,6 +326,17 @@ class CleanMarksTest(_support.TempProject):
         _scanned, loaded = self.load_in_fresh_process()
         self.assertNotIn(self.TOKEN, loaded)
 
+    def test_no_mark_before_carries_nothing(self):
+        path = os.path.join(self.store_dir, index.NEWEST_INDEX)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text.replace("Release notes live in CHANGES.md", "Release token is " + self.TOKEN))
+        os.remove(os.path.join(self.store_dir, index.CLEAN_INDEX))  # no marks at all
+        index.mark_clean(self.store_dir, (), [index.NEWEST_INDEX], {index.NEWEST_INDEX: None})
+        mark, sig = self.newest_mark()
+        self.assertIsNone(mark)  # scanned, found the token, left unmarked
+
     def test_a_redacted_fact_does_not_carry_the_mark(self):
         out, scanned = self.scans_of_next_record("CI pushes with " + self.TOKEN, redact=True)
         self.assertTrue(out.get("redacted"))

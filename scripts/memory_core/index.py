@@ -218,7 +218,7 @@ def mark_clean(store, extra_patterns, rels, grown=None):
         sig = signature(os.path.join(store, rel))
         if sig is None or marks.get(rel) == sig:
             continue
-        if rel == NEWEST_INDEX and grown and rel in grown and marks.get(rel) == grown[rel]:
+        if rel == NEWEST_INDEX and grown and grown.get(rel) is not None and marks.get(rel) == grown[rel]:
             marks[rel], changed = sig, True
             continue
         text = _text_to_scan(store, rel)
