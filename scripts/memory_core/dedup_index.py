@@ -26,7 +26,6 @@ class DedupRows(object):
         self.texts, self.keys = texts, keys
 
 
-_COLUMNS = ("ids", "norms")
 _OFFSETS = "%010d %010d\n"  # the offsets column: where each row's line starts in texts and in ids
 DEDUP_LAYOUT = 2  # of the dedup columns (2: the offsets column): an index of another layout is rebuilt
 
@@ -41,15 +40,15 @@ def _write_meta(store, topic, sig, count, plain):
 
 
 def write_dedup_index(store, topic, sig, rows, plain):
-    for name in _COLUMNS:
-        column = getattr(rows, name)
-        write_cache(store, _dedup_rel(topic, name), ("".join(v + "\n" for v in column)).encode("utf-8"))
+    ids = [(item_id + "\n").encode("utf-8") for item_id in rows.ids]
     texts = [(escape(t) + "\n").encode("utf-8") for t in rows.texts or ()]
+    write_cache(store, _dedup_rel(topic, "ids"), b"".join(ids))
+    write_cache(store, _dedup_rel(topic, "norms"), ("".join(v + "\n" for v in rows.norms)).encode("utf-8"))
     write_cache(store, _dedup_rel(topic, "texts"), b"".join(texts))
     offsets, text_at, id_at = [], 0, 0
-    for text, item_id in zip(texts, rows.ids):
+    for text, item_id in zip(texts, ids):
         offsets.append(_OFFSETS % (text_at, id_at))
-        text_at, id_at = text_at + len(text), id_at + len(item_id.encode("utf-8")) + 1
+        text_at, id_at = text_at + len(text), id_at + len(item_id)
     write_cache(store, _dedup_rel(topic, "offsets"), "".join(offsets).encode("ascii"))
     keys_bytes = "".join(" %s \n" % " ".join(k) for k in rows.keys or ()).encode("utf-8")
     write_cache(store, _dedup_rel(topic, "keys"), keys_bytes)
@@ -74,11 +73,15 @@ def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare, text, ke
     _write_meta(store, topic, new_sig, count, True)
 
 
-def _read_lines(store, topic, name):
+def _read_column(store, topic, name):
+    """A column's text, or None when it is missing or torn by a crash mid-append."""
     text = read_cache(store, _dedup_rel(topic, name))
-    if text is None or (text and not text.endswith("\n")):
-        return None  # missing, or torn by a crash mid-append
-    return text.split("\n")[:-1]
+    return None if text is None or (text and not text.endswith("\n")) else text
+
+
+def _read_lines(store, topic, name):
+    text = _read_column(store, topic, name)
+    return None if text is None else text.split("\n")[:-1]
 
 
 class Lines(object):
@@ -101,7 +104,7 @@ class Lines(object):
         return self._lines[row]
 
 
-def _current_meta(store, topic, sig):
+def current_meta(store, topic, sig):
     """(count, plain) from the topic's dedup meta when it was computed from the file with this
     signature and with the current keys; else None (missing, torn, stale, or older keys)."""
     if sig is None:
@@ -116,9 +119,9 @@ def _current_meta(store, topic, sig):
 
 
 def _plain_count(store, topic, sig):
-    """The row count the topic's dedup meta vouches for, when it is current (_current_meta) and the
+    """The row count the topic's dedup meta vouches for, when it is current (current_meta) and the
     file is plain; else None."""
-    meta = _current_meta(store, topic, sig)
+    meta = current_meta(store, topic, sig)
     return meta[0] if meta and meta[1] else None
 
 
@@ -130,8 +133,8 @@ def read_dedup_index(store, topic, sig):
     if count is None:
         return None
     active = read_cache(store, _dedup_rel(topic, "active"))
-    norms = read_cache(store, _dedup_rel(topic, "norms"))
-    norms = Lines(norms) if norms is not None and (not norms or norms.endswith("\n")) else None
+    norms = _read_column(store, topic, "norms")
+    norms = None if norms is None else Lines(norms)
     negated_lines = _read_lines(store, topic, "negated")
     if active is None or norms is None or negated_lines is None or len(active) != count \
             or len(norms) != count:
@@ -231,36 +234,39 @@ def read_judgement_rows(store, topic, count, rows):
                                    [(width * row, 2 * width) for row in rows], base=store)
         if found is None or found[0] != width * count:
             return None
-        spans = []  # (text start, text end, id start, id end) of each row; end None: the file's end
+        texts, ids = [], []  # (start, end) of each row's line in each column; end None: the file's end
         for blob in found[1]:
             here = [int(v) for v in blob[:width].split()]
             after = [int(v) for v in blob[width:].split()] if len(blob) > width else [None, None]
-            spans.append((here[0], after[0], here[1], after[1]))
-        columns = []
-        for name, first in (("texts", 0), ("ids", 2)):
-            ranges = []  # each line with the byte before it, a newline unless at the start: a torn column shows
-            for span in spans:
-                at = max(0, span[first] - 1)
-                ranges.append((at, None if span[first + 1] is None else span[first + 1] - at))
-            read = safefs.read_ranges(os.path.join(store, _dedup_rel(topic, name)), ranges, base=store)
-            if read is None:
-                return None
-            lines = []
-            for span, chunk in zip(spans, read[1]):
-                if span[first]:
-                    if chunk[:1] != b"\n":
-                        return None
-                    chunk = chunk[1:]
-                if not chunk.endswith(b"\n") or b"\n" in chunk[:-1]:
-                    return None
-                lines.append(chunk[:-1].decode("utf-8"))
-            columns.append(lines)
+            texts.append((here[0], after[0]))
+            ids.append((here[1], after[1]))
+        texts, ids = _lines_at(store, topic, "texts", texts), _lines_at(store, topic, "ids", ids)
     except (OSError, ValueError, IndexError, UnicodeDecodeError, safefs.CorruptFile):
         return None
-    return dict((row, (item_id, text)) for row, text, item_id in zip(rows, columns[0], columns[1]))
+    return None if texts is None or ids is None else dict(zip(rows, zip(ids, texts)))
 
 
-def _previous_keys(store, topic):
+def _lines_at(store, topic, name, spans):
+    """The lines of a column at [(start, end or None)], each read with the byte before it, which must
+    be a newline unless it starts the file, and ending in one: a torn or foreign column gives None."""
+    from . import safefs
+    ranges = [(max(0, a - 1), None if b is None else b - max(0, a - 1)) for a, b in spans]
+    read = safefs.read_ranges(os.path.join(store, _dedup_rel(topic, name)), ranges, base=store)
+    if read is None:
+        return None
+    lines = []
+    for (start, _end), chunk in zip(spans, read[1]):
+        if start:
+            if chunk[:1] != b"\n":
+                return None
+            chunk = chunk[1:]
+        if not chunk.endswith(b"\n") or b"\n" in chunk[:-1]:
+            return None
+        lines.append(chunk[:-1].decode("utf-8"))
+    return lines
+
+
+def previous_keys(store, topic):
     """{(id, text): keys} from the topic's last index, whatever file it was computed from, so a
     rewrite of a large topic computes keys only for the facts that changed."""
     ids, texts = _read_lines(store, topic, "ids"), _read_lines(store, topic, "texts")

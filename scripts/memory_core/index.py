@@ -16,14 +16,12 @@ Only writers refresh them, under the store lock; load_memory.py never writes.
 """
 import os
 
-from .cache_files import CACHE_DIR, escape, read_cache as _read_cache, signature, unescape
-from .cache_files import write_cache as _write_cache
+from .cache_files import CACHE_DIR, escape, read_cache, signature, unescape, write_cache
 from .dedup_index import (  # noqa: F401 (index.X: the dedup columns' entry points, as callers know them)
-    DEDUP_DIR, DEDUP_LAYOUT, KEYS_VERSION, DedupRows, JudgementKeys, Lines, Rows, _current_meta, _previous_keys,
+    DEDUP_DIR, DEDUP_LAYOUT, KEYS_VERSION, DedupRows, JudgementKeys, Lines, Rows, current_meta, previous_keys,
     append_dedup_row, read_dedup_index, read_judgement_keys, read_judgement_rows, write_dedup_index)
 from .paths import topic_items_path
 
-_escape, _unescape = escape, unescape
 TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
 NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
@@ -60,7 +58,7 @@ def _topic_rel(topic):
 def read_topic_entry(store, topic, sig, max_items):
     """The cached newest rows of a topic, or None when missing, stale or too shallow."""
     import json
-    text = _read_cache(store, _topic_rel(topic))
+    text = read_cache(store, _topic_rel(topic))
     try:
         entry = json.loads(text) if text else None
     except ValueError:
@@ -76,7 +74,7 @@ def read_topic_entry(store, topic, sig, max_items):
 def _write_topic_entry(store, topic, entry):
     import json
     entry["v"] = TOPIC_ENTRY_VERSION
-    _write_cache(store, _topic_rel(topic), json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+    write_cache(store, _topic_rel(topic), json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
 
 # --- merged newest rows -------------------------------------------------------------------------
@@ -85,15 +83,15 @@ def _write_newest(store, sigs, active, deep, rows):
     lines = ["%s\t%d\t%d" % (NEWEST_HEADER, active, 1 if deep else 0)]
     lines.extend("S\t%s\t%d\t%d\t%d" % (topic, sig[0], sig[1], sig[2]) for topic, sig in sorted(sigs.items()))
     from .fastjson import dumps
-    lines.extend("R\t%s\t%s\t%s\t%s\t%s\t%s" % (stamp, _escape(item_id), topic, flags,
-                                              _escape(dumps(anchors)) if anchors else "", _escape(fact))
+    lines.extend("R\t%s\t%s\t%s\t%s\t%s\t%s" % (stamp, escape(item_id), topic, flags,
+                                              escape(dumps(anchors)) if anchors else "", escape(fact))
                  for stamp, item_id, fact, flags, anchors, topic in rows)
-    _write_cache(store, NEWEST_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
+    write_cache(store, NEWEST_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def _read_newest(store):
     """(sigs, active, deep, rows) or None."""
-    text = _read_cache(store, NEWEST_INDEX)
+    text = read_cache(store, NEWEST_INDEX)
     if not text or not text.startswith(NEWEST_HEADER + "\t"):
         return None
     try:
@@ -105,8 +103,8 @@ def _read_newest(store):
                 _r, stamp, item_id, topic, flags, anchors, fact = line.split("\t", 6)
                 if anchors:
                     from .fastjson import loads
-                    anchors = loads(_unescape(anchors))
-                rows.append([stamp, _unescape(item_id), _unescape(fact), flags, anchors or [], topic])
+                    anchors = loads(unescape(anchors))
+                rows.append([stamp, unescape(item_id), unescape(fact), flags, anchors or [], topic])
             elif line.startswith("S\t"):
                 _s, topic, size, mtime, ino = line.split("\t")
                 sigs[topic] = [int(size), int(mtime), int(ino)]
@@ -174,7 +172,7 @@ def scan_fingerprint(extra_patterns=()):
 
 def read_clean(store, fingerprint):
     """{store-relative path: signature} of what was scanned clean under this fingerprint."""
-    text = _read_cache(store, CLEAN_INDEX)
+    text = read_cache(store, CLEAN_INDEX)
     if not text or text.split("\n", 1)[0] != "%s\t%s" % (CLEAN_HEADER, fingerprint):
         return {}
     marks = {}
@@ -231,7 +229,7 @@ def mark_clean(store, extra_patterns, rels, grown=None):
         lines = ["%s\t%s" % (CLEAN_HEADER, fingerprint)]
         lines.extend("%s\t%d\t%d\t%d" % (rel, sig[0], sig[1], sig[2]) for rel, sig in sorted(marks.items())
                      if os.path.exists(os.path.join(store, rel)))
-        _write_cache(store, CLEAN_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
+        write_cache(store, CLEAN_INDEX, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 # --- writers' entry points ----------------------------------------------------------------------
@@ -249,13 +247,13 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
             isinstance(it.get("id"), str) and it["id"] and not set(it["id"]) & set("\t\n\r") for it in items)
         dedup = DedupRows([], "", [], {}, [], [])
         if plain:
-            known = _previous_keys(store, topic)
+            known = previous_keys(store, topic)
             for row, it in enumerate(items):
                 norm = normalize(it["fact"])
                 dedup.ids.append(it["id"])
                 dedup.norms.append(norm)
                 dedup.texts.append(it["fact"])
-                found = known.get((it["id"], _escape(it["fact"])))
+                found = known.get((it["id"], escape(it["fact"])))
                 dedup.keys.append(found if found is not None else fact_keys(it["fact"]))
                 bare = without_negations(norm)
                 if bare != norm:
@@ -299,7 +297,7 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
     for topic in list_topics(store):
         path = topic_items_path(store, topic)
         sig = signature(path)
-        if read_topic_entry(store, topic, sig, 0) is not None and _current_meta(store, topic, sig):
+        if read_topic_entry(store, topic, sig, 0) is not None and current_meta(store, topic, sig):
             continue
         try:
             doc, items = read_topic(store, topic)

@@ -140,9 +140,10 @@ def _lead(text, noise):
     return scope, set(subject)
 
 
-def _has_change(text, markers):
-    """Whether the text says something changed ("now", "switched", 改成): English markers match
-    whole words (a compiled pattern per marker cost ~10 ms at each start), Chinese ones anywhere."""
+def _has_marker(text, markers):
+    """Whether the text has one of the markers: words that say something changed ("now", "switched",
+    改成) or that it adds to what is known ("also", 另外). English markers match whole words (a
+    compiled pattern per marker cost ~10 ms at each start), Chinese ones anywhere."""
     low = text.lower()
     padded = " %s " % " ".join(re.findall(r"[a-z']+", low))
     return any((" %s " % m in padded) if m.isascii() else (m in low) for m in markers)
@@ -209,8 +210,8 @@ def _side(fact, v, w):
              "tags": set(t for t in values if re.search(r"[a-z]", t)), "names": _names(text, v["spellings"].keys()),
              "cjk": chinese, "cjk_pairs": set(chinese[i:i + 2] for i in range(len(chinese) - 1)),
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
-             "lead": _lead(text, w["noise"]), "change": _has_change(text, w["change"]), "norm": normalize(text),
-             "additive": _has_change(text, w["additive"]),
+             "lead": _lead(text, w["noise"]), "change": _has_marker(text, w["change"]), "norm": normalize(text),
+             "additive": _has_marker(text, w["additive"]),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
              "toks": _tokens(fact, v, w["noise"], chinese), "keys": set(fact_keys(text)),
