@@ -14,8 +14,10 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
   (rounds 4 to 10, 13 and 17: 49 projects; round 17's brief is briefs/stores-round17.md); the blind
-  stores are round 11 (4 projects, scored with many successive models) and round 18 (8 projects,
-  round 17's brief), reported apart (references/fact-model.md).
+  stores are round 11 (4 projects, scored with many successive models), round 18 (8 projects,
+  round 17's brief), and rounds 20 and 21 (16 projects each, round 17's brief; round 20 was written
+  for tune and held out when the model trained with it did worse in cross-validation), reported apart
+  (references/fact-model.md).
 
 Targets of the judgement issue: conflict recall >= 0.80 (each language >= 0.75), compatible pairs
 refused <= 5%, paraphrases caught >= 0.60. The tests print every figure and guard the measured
@@ -37,14 +39,16 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17), pairs as record judges
-# them, rounds 13, 16 and 19 together: EN 0.418 / 0.030 refused / 0.000 skipped / 0.335 caught, ZH 0.594 /
-# 0.040 / 0.005 / 0.496. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.176
-# / 0.050 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.706 / 0.013 / 0.000, ZH 0.588 / 0.062 / 0.000.
+# them, rounds 13, 16 and 19 together: EN 0.468 / 0.037 refused / 0.001 skipped / 0.445 caught, ZH 0.606 /
+# 0.039 / 0.005 / 0.519. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.235
+# / 0.050 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.691 / 0.000 / 0.000, ZH 0.603 / 0.050 / 0.013;
+# round 20 EN 0.544 / 0.051 / 0.013, ZH 0.735 / 0.019 / 0.000; round 21 EN 0.630 / 0.057 / 0.000, ZH 0.809
+# / 0.038 / 0.019.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.40, 0.05, 0.32), "zh": (0.58, 0.05, 0.47)}
+PAIR_BLIND_FLOOR = {"en": (0.45, 0.05, 0.43), "zh": (0.59, 0.05, 0.50)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
-KEYS_VOCABULARY = (7, "6f34cee56367970732de7c67964986616745f89d3e5aec2926ca3fb4a59ac545",
+KEYS_VOCABULARY = (8, "e2b2f734da699ec9073f220634c82190e10464ff0a6b1226f21603b110a0b627",
                    "b073f98f8a6145719a2175dc5cc60427b80a28b50225f152cb5fe7e0158703d6")
 # texts whose keys stand for fact_keys' code in that digest: identifiers, names with digits, plurals
 KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yaml", "Rating system is Glicko-2.",
@@ -54,8 +58,10 @@ KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yam
                "WORKER_CONCURRENCY=2", "`max_depth: 15` in orders-service")
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
-    "11": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.17, "zh": 0.33}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.68, "zh": 0.57}}}
+    "11": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.22, "zh": 0.33}},
+    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.68, "zh": 0.59}},
+    "20": {"new_refused_max": 0.07, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.53, "zh": 0.72}},
+    "21": {"new_refused_max": 0.07, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.61, "zh": 0.79}}}
 
 
 def pair_figures(path, model_only=False):
@@ -184,8 +190,9 @@ class StoreFiguresTest(unittest.TestCase):
         self.figures("tune")  # the thresholds were chosen on these: reported, not asserted
 
     def test_blind_stores(self):
-        for rounds, name in (("11", " round 11"), ("18", " round 18")):
-            for lang, (f, line) in self.figures("blind", rounds, name).items():
+        for rounds in ("11", "18", "20", "21"):
+            name = " round " + rounds
+            for lang, (f, line) in self.figures("blind", (rounds,), name).items():
                 floor = STORE_FLOOR[rounds]
                 self.assertLessEqual(f["new_refused"], floor["new_refused_max"], line)
                 self.assertLessEqual(f["new_skipped"], floor["new_skipped_max"], line)
@@ -339,6 +346,45 @@ class DecideTest(unittest.TestCase):
             self.assertEqual(features.get("x59", 0), adds, b)  # the newer side's marker
             self.assertEqual(features.get("x60", 0), 0, b)  # the older side's: none
             self.assertEqual(judgement.pair_features(facts.parse(b), facts.parse(a)).get("x60", 0), adds, b)
+
+    def test_a_fact_written_as_a_setting_is_a_feature_of_its_side(self):
+        # a config line states one setting: next to a fact about the same thing it mostly gives
+        # another value or the same one (x61: the newer side, x62: the older, x63: both)
+        prose = "Default scan concurrency is 64 hosts."
+        for text, setting in (("`SCAN_WORKERS=32` is the shipped default.", 1),
+                              ("max_delivery_attempts: 3 for outbound connectors", 1),
+                              ("Param file: `RTL_RETURN_ALT 60`", 1), ("`brotli_comp_level 11;`", 1),
+                              ("kube-apiserver runs with `--max-requests-inflight=400`.", 1),
+                              ("ruff format configured with quote-style = 'single'.", 1),
+                              ("连接池配置 `max_pool = 20`（db.toml）", 1),
+                              ("Note: we use pnpm for installs.", 0), ("Python quote style: double quotes", 0),
+                              ("Run `make test` before pushing.", 0), ("Cron jobs run at 02:00 UTC.", 0),
+                              ("超时时间：30 秒", 0)):
+            newer = judgement.pair_features(facts.parse(prose), facts.parse(text))
+            older = judgement.pair_features(facts.parse(text), facts.parse(prose))
+            self.assertEqual((newer.get("x61", 0), newer.get("x62", 0), older.get("x62", 0)), (setting, 0, setting), text)
+            both = judgement.pair_features(facts.parse(text), facts.parse(text + " "))
+            self.assertEqual(both.get("x63", 0), setting, text)
+
+    def test_how_an_english_fact_is_written_is_a_feature(self):
+        # "sh:" features: says what holds now, a semicolon, a "label: value" note, a number in words;
+        # the side that has it (a, b or ab); English pairs only
+        a = "Sessions expire after 30 minutes."
+        cases = (("As of v2, sessions expire after half an hour.", {"sh:now:b", "sh:numword:b"}),
+                 ("Sessions expire since v3 after 45 minutes", {"sh:now:b"}),
+                 ("Session expiry: 45 minutes; set in auth.yaml", {"sh:semi:b", "sh:label:b"}),
+                 ("Sessions - expire after 30 minutes.", {"sh:label:b"}),
+                 ("Sessions expire after 45 minutes.", set()),
+                 ("Sessions expire after thirty minutes - currently.", {"sh:numword:b", "sh:label:b", "sh:now:b"}))
+        for b, expected in cases:
+            features = judgement.pair_features(facts.parse(a), facts.parse(b))
+            self.assertEqual(set(f for f in features if f.startswith("sh:")), expected, b)
+        both = judgement.pair_features(facts.parse("Retries: three"), facts.parse("Retries: five"))
+        self.assertEqual(set(f for f in both if f.startswith("sh:")), {"sh:label:ab", "sh:numword:ab"})
+        older = judgement.pair_features(facts.parse("Retries: three"), facts.parse("We retry 5 times."))
+        self.assertEqual(set(f for f in older if f.startswith("sh:")), {"sh:label:a", "sh:numword:a"})
+        chinese = judgement.pair_features(facts.parse("会话 30 分钟过期"), facts.parse("As of v2: 会话半小时过期; half"))
+        self.assertEqual([f for f in chinese if f.startswith("sh:")], [])
 
     def test_a_direction_reversed_is_never_a_duplicate(self):
         # the same words both ways round read as a paraphrase to the model (0.98): skipping one

@@ -21,6 +21,8 @@ def _words(v):
             "noise": frozenset(raw["predicate_words"]) | v["stopwords"],
             "change": tuple(raw["change_markers"]),
             "additive": tuple(raw["additive_markers"]),
+            "present": tuple(raw["present_markers"]),
+            "spelled": tuple(raw["spelled_numbers"]),
             "frequency": raw["frequency_words"],
             "suffixes": raw["number_suffixes"],
             "id_noise": frozenset(raw["identifier_noise"]) | frozenset(raw["predicate_words"]) | v["stopwords"],

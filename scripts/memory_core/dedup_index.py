@@ -11,7 +11,7 @@ import os
 from .cache_files import CACHE_DIR, escape, read_cache, write_cache
 
 DEDUP_DIR = os.path.join(CACHE_DIR, "dedup")
-KEYS_VERSION = 7  # of judgement.fact_keys and the vocabulary they read: a dedup index written with other keys is rebuilt
+KEYS_VERSION = 8  # of judgement.fact_keys and the vocabulary they read: a dedup index written with other keys is rebuilt
 
 
 class DedupRows(object):

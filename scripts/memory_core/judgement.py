@@ -161,6 +161,36 @@ def _skeleton(content, fact, v):
     return sk
 
 
+# A fact written as a setting: a dotted, snake_case, kebab-case or ALL_CAPS name (or a name in a code
+# span) with "=" or ":" and a value, a --flag with a number, or a code span holding an assignment or a
+# name and its value ("`brotli_comp_level 11;`"). Such a line states one setting, so next to a fact
+# about the same thing it mostly gives another value or the same one (section 2 of fact-model.md).
+_SETTING = re.compile(
+    r"(?:^|[\s`(\[])(?:--)?(?:[A-Za-z][\w-]*[_.][\w.-]*|[A-Z][A-Z0-9_]{2,}|[a-z]+(?:-[a-z]+)+|`[A-Za-z_][\w.-]*`?)"
+    r"\s*(?:=|:)\s*[^\s]"
+    r"|(?:^|[\s`])--?[a-z][\w-]+[ =]\S*\d"
+    r"|`[^`]*(?:=|: )[^`]*`"
+    r"|`[A-Za-z_][\w.-]*[_.][\w.-]*\s+[^`\s][^`]*`")
+# A note written "label: value" or "a - b" (a dash between spaces).
+_LABELLED = re.compile(r"^\s*[\w`][^:\uff1a\n]{0,40}[:\uff1a]\s+\S|\s[\u2014\u2013-]\s")
+_SINCE = re.compile(r"\bsince v?\d", re.I)  # "since v2", "since 2024": what holds from then on
+
+
+def _shapes(text, w):
+    """How an English fact is written, for the model ("sh:" features): it says what holds now
+    ("as of", "since v2"), it has a semicolon, it is a "label: value" note, it gives a number in words."""
+    found = set()
+    if _has_marker(text, w["present"]) or _SINCE.search(text):
+        found.add("now")
+    if ";" in text or "\uff1b" in text:
+        found.add("semi")
+    if _LABELLED.search(text):
+        found.add("label")
+    if _has_marker(text, w["spelled"]):
+        found.add("numword")
+    return found
+
+
 _SPLIT = re.compile(r"[\s_\-./:=,;()`'\"]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#]*")
@@ -211,7 +241,8 @@ def _side(fact, v, w):
              "cjk": chinese, "cjk_pairs": set(chinese[i:i + 2] for i in range(len(chinese) - 1)),
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
              "lead": _lead(text, w["noise"]), "change": _has_marker(text, w["change"]), "norm": normalize(text),
-             "additive": _has_marker(text, w["additive"]),
+             "additive": _has_marker(text, w["additive"]), "setting": bool(_SETTING.search(text)),
+             "shapes": _shapes(text, w),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
              "toks": _tokens(fact, v, w["noise"], chinese), "keys": set(fact_keys(text)),
@@ -260,7 +291,7 @@ def pair_features(a, b, extra=None):
 
 def analyse(a, b, extra=None):
     """({feature: value}, {signal: value}) of two parsed facts. Features: the dense numbers
-    ("x0".."x60"), the overlap of the two token sets, one "d:" feature per token only one side
+    ("x0".."x63"), the overlap of the two token sets, one "d:" feature per token only one side
     has (what differs is what tells a new value, d:F:database, from a new scope, d:android), how
     strongly the keys tie the two ("ks:"), and the shape of the word-by-word alignment ("al:")."""
     v = vocabulary.vocab(extra)
@@ -274,6 +305,10 @@ def analyse(a, b, extra=None):
     features["cov"] = shared / float(min(len(ta), len(tb)) or 1)
     for token in ta ^ tb:
         features["d:" + token] = 1.0
+    if not (sa["cjk"] or sb["cjk"]):  # English pairs only: in Chinese they did worse in cross-validation
+        for shape in sa["shapes"] | sb["shapes"]:
+            side = "ab" if shape in sa["shapes"] and shape in sb["shapes"] else "a" if shape in sa["shapes"] else "b"
+            features["sh:%s:%s" % (shape, side)] = 1.0
     tie = score(sa["keys"] & sb["keys"])  # how strongly the keys record finds candidates by tie them
     features["ks:" + ("0" if not tie else str(tie) if tie <= 2 else "3-5" if tie <= 5 else "6+")] = 1.0
     signals["tie"] = tie
@@ -426,6 +461,8 @@ def _dense(a, b, v, sa, sb):
         values_differ * cjk_overlap, base[7] * cjk_overlap, base[9] * cjk_overlap, retracts, restores,
         # the newer fact says it adds to what is known ("also", "another", 另外): a new attribute, not a new value
         int(sb["additive"]), int(sa["additive"]),
+        # either is written as a setting (`retries: 3`): another value or the same, seldom a neighbour
+        int(sb["setting"]), int(sa["setting"]), int(sa["setting"] and sb["setting"]),
     ], signals
 
 
