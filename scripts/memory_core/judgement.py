@@ -161,30 +161,39 @@ def _skeleton(content, fact, v):
     return sk
 
 
-# A fact written as a setting: a dotted, snake_case, kebab-case or ALL_CAPS name (or a name in a code
-# span) with "=" or ":" and a value, a --flag with a number, or a code span holding an assignment or a
-# name and its value ("`brotli_comp_level 11;`"). Such a line states one setting, so next to a fact
-# about the same thing it mostly gives another value or the same one (section 2 of fact-model.md).
-_SETTING = re.compile(
-    r"(?:^|[\s`(\[])(?:--)?(?:[A-Za-z][\w-]*[_.][\w.-]*|[A-Z][A-Z0-9_]{2,}|[a-z]+(?:-[a-z]+)+|`[A-Za-z_][\w.-]*`?)"
-    r"\s*(?:=|:)\s*[^\s]"
-    r"|(?:^|[\s`])--?[a-z][\w-]+[ =]\S*\d"
-    r"|`[^`]*(?:=|: )[^`]*`"
-    r"|`[A-Za-z_][\w.-]*[_.][\w.-]*\s+[^`\s][^`]*`")
-# A note written "label: value" or "a - b" (a dash between spaces).
-_LABELLED = re.compile(r"^\s*[\w`][^:\uff1a\n]{0,40}[:\uff1a]\s+\S|\s[\u2014\u2013-]\s")
-_SINCE = re.compile(r"\bsince v?\d", re.I)  # "since v2", "since 2024": what holds from then on
+@functools.lru_cache(maxsize=1)  # built on the first judged pair, not on record's key path (1 ms)
+def _shape_patterns():
+    """(setting, labelled, since) patterns. A fact written as a setting: a dotted, snake_case,
+    kebab-case or ALL_CAPS name (or a name in a code span) with "=" or ":" and a value, a --flag with
+    a number, or a code span holding an assignment or a name and its value ("`brotli_comp_level 11;`").
+    Such a line states one setting, so next to a fact about the same thing it mostly gives another
+    value or the same one (section 2 of fact-model.md). A note written "label: value" or "a - b" (a
+    dash between spaces). "since v2", "since 2024": what holds from then on."""
+    return (re.compile(
+        r"(?:^|[\s`(\[])(?:--)?(?:[A-Za-z][\w-]*[_.][\w.-]*|[A-Z][A-Z0-9_]{2,}|[a-z]+(?:-[a-z]+)+|`[A-Za-z_][\w.-]*`?)"
+        r"\s*(?:=|:)\s*[^\s]"
+        r"|(?:^|[\s`])--?[a-z][\w-]+[ =]\S*\d"
+        r"|`[^`]*(?:=|: )[^`]*`"
+        r"|`[A-Za-z_][\w.-]*[_.][\w.-]*\s+[^`\s][^`]*`"),
+        re.compile(r"^\s*[\w`][^:\uff1a\n]{0,40}[:\uff1a]\s+\S|\s[\u2014\u2013-]\s"),
+        re.compile(r"\bsince v?\d", re.I))
+
+
+def _is_setting(text):
+    """Whether the fact is written as a setting (`retries: 3`, SCAN_WORKERS=32): _shape_patterns."""
+    return bool(_shape_patterns()[0].search(text))
 
 
 def _shapes(text, w):
     """How an English fact is written, for the model ("sh:" features): it says what holds now
     ("as of", "since v2"), it has a semicolon, it is a "label: value" note, it gives a number in words."""
+    _setting, labelled, since = _shape_patterns()
     found = set()
-    if _has_marker(text, w["present"]) or _SINCE.search(text):
+    if _has_marker(text, w["present"]) or since.search(text):
         found.add("now")
     if ";" in text or "\uff1b" in text:
         found.add("semi")
-    if _LABELLED.search(text):
+    if labelled.search(text):
         found.add("label")
     if _has_marker(text, w["spelled"]):
         found.add("numword")
@@ -241,7 +250,7 @@ def _side(fact, v, w):
              "cjk": chinese, "cjk_pairs": set(chinese[i:i + 2] for i in range(len(chinese) - 1)),
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
              "lead": _lead(text, w["noise"]), "change": _has_marker(text, w["change"]), "norm": normalize(text),
-             "additive": _has_marker(text, w["additive"]), "setting": bool(_SETTING.search(text)),
+             "additive": _has_marker(text, w["additive"]), "setting": _is_setting(text),
              "shapes": _shapes(text, w),
              "about": about, "families": facts.families(fact, v), "dims": facts.dims(fact),
              "ids": set(t for t in about if "_" in t or "-" in t.strip("-")),
