@@ -65,6 +65,19 @@ STORE_FLOOR = {
     "21": {"new_refused_max": 0.07, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.57, "zh": 0.79}}}
 
 
+def _trainer_and_three_rows():
+    """evals/tools/train_pair_model and three English training rows: a conflict, a paraphrase and a
+    compatible pair about one port."""
+    sys.path.insert(0, str(_support.REPO / "evals" / "tools"))
+    import train_pair_model
+    rows = [(train_pair_model.prefixed(judgement.pair_features(facts.parse(a), facts.parse(b)), "en"), label)
+            for a, b, label in (
+                ("The API port is 8080.", "The API port is 9090.", "conflict"),
+                ("The API port is 8080.", "The API listens on port 8080.", "paraphrase"),
+                ("The API port is 8080.", "The metrics port is 9090.", "compatible"))]
+    return train_pair_model, rows
+
+
 def pair_figures(path, model_only=False):
     """(conflict recall, compatible refused, compatible skipped, paraphrases caught) of a pairs file,
     judged as record judges b in a store holding a: b is judged against a only when they share
@@ -233,13 +246,7 @@ class KeysTest(unittest.TestCase):
         self.assertIsNotNone(probs)
 
     def test_training_is_deterministic(self):
-        sys.path.insert(0, str(_support.REPO / "evals" / "tools"))
-        import train_pair_model
-        rows = [(train_pair_model.prefixed(judgement.pair_features(facts.parse(a), facts.parse(b)), "en"), label)
-                for a, b, label in (
-                    ("The API port is 8080.", "The API port is 9090.", "conflict"),
-                    ("The API port is 8080.", "The API listens on port 8080.", "paraphrase"),
-                    ("The API port is 8080.", "The metrics port is 9090.", "compatible"))]
+        train_pair_model, rows = _trainer_and_three_rows()
         settings = dict(train_pair_model.SETTINGS, epochs=5)
         self.assertEqual(train_pair_model.train(rows, **settings), train_pair_model.train(rows, **settings))
         # and across processes: a set's order changes with the string hash seed, and a float sum
@@ -248,18 +255,11 @@ class KeysTest(unittest.TestCase):
         for x, _label in rows:
             self.assertEqual(list(x), sorted(x))
 
-
     def test_the_weights_are_averaged_over_the_last_epochs(self):
         # one run's last weights move with the order the rows are visited in (cross-validated objective
         # over three seeds: English 2.371 to 2.386, and up to 0.19 apart with more rows); the mean of the
         # last epochs' weights moves less (fact-model.md, "Averaged weights")
-        sys.path.insert(0, str(_support.REPO / "evals" / "tools"))
-        import train_pair_model
-        rows = [(train_pair_model.prefixed(judgement.pair_features(facts.parse(a), facts.parse(b)), "en"), label)
-                for a, b, label in (
-                    ("The API port is 8080.", "The API port is 9090.", "conflict"),
-                    ("The API port is 8080.", "The API listens on port 8080.", "paraphrase"),
-                    ("The API port is 8080.", "The metrics port is 9090.", "compatible"))]
+        train_pair_model, rows = _trainer_and_three_rows()
         settings = dict(train_pair_model.SETTINGS, keep=0.0)
         last = [train_pair_model.train(rows, **dict(settings, epochs=n, tail=1))["weights"] for n in (4, 5, 6)]
         averaged = train_pair_model.train(rows, **dict(settings, epochs=6, tail=3))["weights"]
