@@ -40,13 +40,13 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17), pairs as record judges
-# them, rounds 13, 16, 19 and 22 together: EN 0.495 / 0.029 refused / 0.002 skipped / 0.511 caught, ZH
-# 0.645 / 0.050 (32 of 636: over the 5% target by a pair) / 0.000 / 0.578. Stores (conflicts refused, new
-# facts refused, new facts skipped): round 11 EN 0.206 / 0.025 / 0.000, ZH 0.382 / 0.025 / 0.000; round 18
-# EN 0.676 / 0.000 / 0.000, ZH 0.588 / 0.062 / 0.000; round 20 EN 0.529 / 0.051 / 0.013, ZH 0.713 / 0.025 /
-# 0.000; round 21 EN 0.578 / 0.044 / 0.000, ZH 0.801 / 0.063 / 0.000.
+# them, blind rounds 13, 16, 19, 22 and 23 (and 24, Chinese only) together: EN 0.511 / 0.032 refused / 0.001
+# skipped / 0.550 caught, ZH 0.693 / 0.047 / 0.005 / 0.601. Stores (conflicts refused, new facts refused, new
+# facts skipped): round 11 EN 0.206 / 0.025 / 0.000, ZH 0.353 / 0.025 / 0.000; round 18 EN 0.662 / 0.000 /
+# 0.000, ZH 0.618 / 0.075 / 0.013; round 20 EN 0.537 / 0.051 / 0.013, ZH 0.750 / 0.019 / 0.006; round 21 EN
+# 0.556 / 0.050 / 0.000, ZH 0.816 / 0.050 / 0.019.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.48, 0.05, 0.49), "zh": (0.63, 0.055, 0.56)}
+PAIR_BLIND_FLOOR = {"en": (0.49, 0.045, 0.52), "zh": (0.67, 0.055, 0.57)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (8, "e2b2f734da699ec9073f220634c82190e10464ff0a6b1226f21603b110a0b627",
@@ -59,10 +59,10 @@ KEYS_SAMPLE = ("We use pnpm, not yarn.", "`max_party_size: 4` in matchmaking.yam
                "WORKER_CONCURRENCY=2", "`max_depth: 15` in orders-service")
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
-    "11": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.20, "zh": 0.37}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.66, "zh": 0.58}},
-    "20": {"new_refused_max": 0.07, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.52, "zh": 0.70}},
-    "21": {"new_refused_max": 0.07, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.57, "zh": 0.79}}}
+    "11": {"new_refused_max": 0.08, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.20, "zh": 0.34}},
+    "18": {"new_refused_max": 0.09, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.64, "zh": 0.60}},
+    "20": {"new_refused_max": 0.07, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.52, "zh": 0.73}},
+    "21": {"new_refused_max": 0.07, "new_skipped_max": 0.03, "conflict_recall_min": {"en": 0.54, "zh": 0.80}}}
 
 
 def _trainer_and_three_rows():
@@ -260,7 +260,7 @@ class KeysTest(unittest.TestCase):
         # over three seeds: English 2.371 to 2.386, and up to 0.19 apart with more rows); the mean of the
         # last epochs' weights moves less (fact-model.md, "Averaged weights")
         train_pair_model, rows = _trainer_and_three_rows()
-        settings = dict(train_pair_model.SETTINGS, keep=0.0)
+        settings = dict(train_pair_model.SETTINGS, keep=0.0, seeds=(5,))
         last = [train_pair_model.train(rows, **dict(settings, epochs=n, tail=1))["weights"] for n in (4, 5, 6)]
         averaged = train_pair_model.train(rows, **dict(settings, epochs=6, tail=3))["weights"]
         self.assertEqual(set(averaged), set(last[2]))
@@ -269,6 +269,21 @@ class KeysTest(unittest.TestCase):
                 self.assertAlmostEqual(value, sum(w[name][k] for w in last) / 3.0, places=3)
         self.assertNotEqual(averaged, last[2])
 
+
+    def test_the_weights_are_averaged_over_seeds(self):
+        # the shipped weights are the mean of one run per visiting order (seeds 5, 6, 7): no one order's
+        # luck is shipped (fact-model.md, "Averaged over three orders")
+        train_pair_model, rows = _trainer_and_three_rows()
+        settings = dict(train_pair_model.SETTINGS, keep=0.0, epochs=5)
+        self.assertEqual(len(train_pair_model.SETTINGS["seeds"]), 3)
+        alone = [train_pair_model.train(rows, **dict(settings, seeds=(seed,)))["weights"] for seed in (5, 6, 7)]
+        averaged = train_pair_model.train(rows, **dict(settings, seeds=(5, 6, 7)))["weights"]
+        self.assertEqual(set(averaged), set(alone[0]))
+        for name, row in averaged.items():
+            for k, value in enumerate(row):
+                self.assertAlmostEqual(value, sum(w[name][k] for w in alone) / 3.0, places=3)
+        self.assertNotEqual(averaged, alone[0])
+        self.assertEqual(averaged, train_pair_model.train(rows, **dict(settings, seeds=(5, 6, 7)))["weights"])
 
 class ThresholdSearchTest(unittest.TestCase):
     def test_the_counts_by_binary_search_are_what_decide_flags(self):

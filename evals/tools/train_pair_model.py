@@ -6,8 +6,8 @@ Training data: the TUNE halves evals/fixtures/judgement/pairs.{en,zh}.tune.jsonl
 candidate pair record meets in the TUNE project stores (stores.*.tune.jsonl; the contradicted or
 repeated fact is labelled, every other candidate is compatible). The blind halves are never read
 here. Multinomial logistic regression by stochastic gradient descent over sparse features, each
-prefixed with its language ("en|", "zh|": a pair with Chinese in it is "zh"), in a seeded order:
-the same data gives the same bytes.
+prefixed with its language ("en|", "zh|": a pair with Chinese in it is "zh"), run in three seeded
+orders whose weights are averaged: the same data gives the same bytes.
 
 Thresholds, per language, from a 5-fold cross-validation over the tune pairs by helper set (each
 pair judged by a model that never saw its writer) and a 3-fold cross-validation by project over the
@@ -42,7 +42,7 @@ MAX_COMPATIBLE_FLAGGED, MAX_COMPATIBLE_SKIPPED, MAX_CONFLICT_SKIPPED = 0.04, 0.0
 MAX_NEW_REFUSED, MAX_NEW_SKIPPED = 0.05, 0.01
 RECALL_TARGET, CAUGHT_TARGET = 0.80, 0.60  # issue 9's targets: each rate counts as its share of its target
 STORE_WEIGHT = 0.25  # a store candidate counts a quarter of a written pair (0.1 and 0.5 tried: fact-model.md)
-SETTINGS = {"epochs": 24, "rate": 0.1, "l2": 1e-3, "keep": 0.002, "tail": 8}
+SETTINGS = {"epochs": 24, "rate": 0.1, "l2": 1e-3, "keep": 0.002, "tail": 8, "seeds": (5, 6, 7)}
 
 
 def prefixed(features, lang):
@@ -71,13 +71,48 @@ def tune_rows():
     return rows
 
 
-def train(rows, epochs, rate, l2, keep, tail, seed=5):
+def train(rows, epochs, rate, l2, keep, tail, seeds=(5,)):
     """{"weights": {feature: [w per label]}} from [(features, label[, weight])]: multinomial
     logistic regression by stochastic gradient descent from zeros, rows visited in a seeded order,
-    the weights averaged over the last `tail` epochs: the last epoch's weights move with the order,
-    and averaged ones chose thresholds that refused more conflicts (fact-model.md, "Averaged weights")."""
+    the weights averaged over the last `tail` epochs and over one run per seed: the last epoch's
+    weights move with the order, and averaged ones chose thresholds that refused more conflicts
+    (fact-model.md, "Averaged weights")."""
+    runs = _runs(rows, dict(epochs=epochs, rate=rate, l2=l2, tail=min(tail, epochs)), seeds)
+    kept = {}
+    for name in sorted(set().union(*runs)):
+        zero = [0.0] * len(judgement.LABELS)
+        row = [sum(run.get(name, zero)[k] for run in runs) / len(runs) for k in range(len(zero))]
+        row = [float("%.4g" % x) if abs(x) >= keep else 0.0 for x in row]
+        if any(row):
+            kept[name] = row
+    return {"weights": kept}
+
+
+_ROWS = []  # the rows of the runs in flight: forked workers read them instead of a pickled copy
+
+
+def _runs(rows, settings, seeds):
+    """One run's weights per seed, in the order of seeds; the runs share nothing, so two cores
+    take two at a time (a fork sees the rows as they are: no copy is sent)."""
+    if len(seeds) == 1 or not hasattr(os, "fork") or (os.cpu_count() or 1) == 1:
+        return [_descend(rows, seed=seed, **settings) for seed in seeds]
+    import multiprocessing
+    _ROWS[:] = [rows]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(len(seeds), os.cpu_count())) as pool:
+            return pool.map(_descend_shared, [dict(settings, seed=seed) for seed in seeds])
+    finally:
+        del _ROWS[:]
+
+
+def _descend_shared(settings):
+    return _descend(_ROWS[0], **settings)
+
+
+def _descend(rows, epochs, rate, l2, tail, seed):
+    """{feature: [w per label]}: one run of gradient descent, its weights averaged over the last
+    `tail` epochs."""
     labels = judgement.LABELS
-    tail = min(tail, epochs)
     weights, sums = {}, {}
     order = list(range(len(rows)))
     shuffle = random.Random(seed).shuffle
@@ -98,12 +133,7 @@ def train(rows, epochs, rate, l2, keep, tail, seed=5):
                 total = sums.setdefault(name, [0.0] * len(labels))
                 for k in range(len(labels)):
                     total[k] += w[k]
-    kept = {}
-    for name, total in sums.items():
-        row = [float("%.4g" % (x / tail)) if abs(x / tail) >= keep else 0.0 for x in total]
-        if any(row):
-            kept[name] = row
-    return {"weights": kept}
+    return dict((name, [x / tail for x in total]) for name, total in sums.items())
 
 
 def probs_of(model, features):
