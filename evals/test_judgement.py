@@ -269,7 +269,6 @@ class KeysTest(unittest.TestCase):
                 self.assertAlmostEqual(value, sum(w[name][k] for w in last) / 3.0, places=3)
         self.assertNotEqual(averaged, last[2])
 
-
     def test_the_weights_are_averaged_over_seeds(self):
         # the shipped weights are the mean of one run per visiting order (seeds 5, 6, 7): no one order's
         # luck is shipped (fact-model.md, "Averaged over three orders")
@@ -284,6 +283,7 @@ class KeysTest(unittest.TestCase):
                 self.assertAlmostEqual(value, sum(w[name][k] for w in alone) / 3.0, places=3)
         self.assertNotEqual(averaged, alone[0])
         self.assertEqual(averaged, train_pair_model.train(rows, **dict(settings, seeds=(5, 6, 7)))["weights"])
+
 
 class ThresholdSearchTest(unittest.TestCase):
     def test_the_counts_by_binary_search_are_what_decide_flags(self):

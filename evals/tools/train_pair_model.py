@@ -76,11 +76,10 @@ def train(rows, epochs, rate, l2, keep, tail, seeds=(5,)):
     logistic regression by stochastic gradient descent from zeros, rows visited in a seeded order,
     the weights averaged over the last `tail` epochs and over one run per seed: the last epoch's
     weights move with the order, and averaged ones chose thresholds that refused more conflicts
-    (fact-model.md, "Averaged weights")."""
+    (fact-model.md, "Averaged weights" and "Averaged over three orders")."""
     runs = _runs(rows, dict(epochs=epochs, rate=rate, l2=l2, tail=min(tail, epochs)), seeds)
-    kept = {}
+    kept, zero = {}, [0.0] * len(judgement.LABELS)
     for name in sorted(set().union(*runs)):
-        zero = [0.0] * len(judgement.LABELS)
         row = [sum(run.get(name, zero)[k] for run in runs) / len(runs) for k in range(len(zero))]
         row = [float("%.4g" % x) if abs(x) >= keep else 0.0 for x in row]
         if any(row):
