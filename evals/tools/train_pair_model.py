@@ -26,10 +26,12 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 sys.path.insert(0, HERE)
 
+import tree_model  # noqa: E402
 from model_file import write_or_check  # noqa: E402
 from memory_core import facts, judgement  # noqa: E402
 
 OUT = os.path.join(REPO, "scripts", "memory_core", "data", "pair_model.tsv")
+TREES_OUT = os.path.join(REPO, "scripts", "memory_core", "data", "pair_trees.bin")
 CANDIDATES = tuple(round(0.3 + 0.01 * i, 2) for i in range(70)) + (0.995, 0.998, 0.999, 1.01)  # 0.30 .. 0.999, off
 GRID = tuple(round(0.5 + 0.02 * i, 2) for i in range(10)) + tuple(round(0.7 + 0.01 * i, 2) for i in range(30)) + (
     0.995, 0.999, 1.01)  # the thresholds tried: finer where most pairs are
@@ -150,15 +152,20 @@ def cross_validated(rows, extra_rows):
     """Each tune pair's probabilities from a model trained without its fold: 5 folds of whole
     helper sets (the id's prefix), so a pair is judged by a model that never saw its writer, as a
     blind round is (random folds were 0.06 to 0.23 above the next blind round's conflict recall)."""
-    groups = sorted(set(signals["group"] for _x, _y, _l, signals in rows))
-    fold_of = dict((g, i % 5) for i, g in enumerate(groups))
+    folds = fold_of(rows)
     probs = [None] * len(rows)
     for k in range(5):
-        held = set(i for i, row in enumerate(rows) if fold_of[row[3]["group"]] == k)
+        held = set(i for i, row in enumerate(rows) if folds[row[3]["group"]] == k)
         model = train([(x, y) for i, (x, y, _l, _s) in enumerate(rows) if i not in held] + extra_rows, **SETTINGS)
         for i in held:
             probs[i] = probs_of(model, rows[i][0])
     return probs
+
+
+def fold_of(rows):
+    """{helper set: fold}: the 5 folds of cross_validated (and of the trees' cross-validation)."""
+    groups = sorted(set(signals["group"] for _x, _y, _l, signals in rows))
+    return dict((g, i % 5) for i, g in enumerate(groups))
 
 
 def rates(rows, probs, lang, thresholds):
@@ -341,14 +348,23 @@ def main():
     store_rows = [(x, label, STORE_WEIGHT) for _p, _l, _n, items in stores for x, _s, label, _found in items]
     probs = cross_validated(rows, store_rows)
     judged = cross_validated_stores(rows, stores)
+    # where the linear model sees a related pair, trees trained without the pair's fold judge it
+    lang_rows = [(x, label, STORE_WEIGHT, lang) for _p, lang, _n, items in stores for x, _s, label, _f in items]
+    probs = tree_model.cascade_pairs(rows, probs, lang_rows, fold_of(rows))
+    judged = tree_model.cascade_stores(rows, stores, judged, STORE_WEIGHT)
     thresholds = dict((lang, choose_thresholds(rows, probs, judged[lang], lang)) for lang in ("en", "zh"))
     model = train([(x, y) for x, y, _l, _s in rows] + store_rows, **SETTINGS)
+    trees = dict((lang, tree_model.fit([(x, y, 1.0) for x, y, l, _s in rows if l == lang]
+                                       + [(x, y, w) for x, y, w, l in lang_rows if l == lang])) for lang in ("en", "zh"))
+    checks = dict((lang, [x for x, _y, l, _s in rows if l == lang]) for lang in ("en", "zh"))
     blob = serialise(model, thresholds, len(rows), len(store_rows))
-    checked = write_or_check(OUT, blob, sys.argv[1:])
-    if checked is not None:
-        return checked
-    print("wrote %s (%d tune pairs, %d store candidate pairs, %d weights)"
-          % (os.path.relpath(OUT, REPO), len(rows), len(store_rows), len(model["weights"])))
+    checked = [write_or_check(OUT, blob, sys.argv[1:]),
+               write_or_check(TREES_OUT, tree_model.serialise(trees, checks), sys.argv[1:])]
+    if checked[0] is not None:
+        return max(checked)
+    print("wrote %s (%d tune pairs, %d store candidate pairs, %d weights) and %s"
+          % (os.path.relpath(OUT, REPO), len(rows), len(store_rows), len(model["weights"]),
+             os.path.relpath(TREES_OUT, REPO)))
     for lang in ("en", "zh"):
         print("%s thresholds %s" % (lang, json.dumps(thresholds[lang], sort_keys=True)))
         print("  5-fold CV pairs: conflict recall %.3f, compatible refused %.3f, compatible skipped %.3f, "

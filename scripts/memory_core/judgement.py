@@ -5,9 +5,9 @@ The fact model (facts.parse) reads each fact; pair_features() turns two parsed f
 (subject overlap, what differs on each side, values, versions, exclusive choices, negation, change
 words, text likeness); a multinomial logistic regression, trained by
 evals/tools/train_pair_model.py on our own tune pairs and tune project stores, turns them into
-probabilities, and decide() turns those into a verdict. Its weights and thresholds are
-data/pair_model.tsv. Deterministic pure Python; without the file, judge() falls back to
-facts.relate(). fact_keys() (candidate_keys.py) gives the words matching.py finds candidates by.
+probabilities (gradient-boosted trees, pair_trees.py, judge again the pairs it rates related), and
+decide() turns those into a verdict. Its weights and thresholds are data/pair_model.tsv.
+Deterministic pure Python; without the file, judge() falls back to facts.relate(). fact_keys() (candidate_keys.py) gives the words matching.py finds candidates by.
 """
 import functools
 import math
@@ -529,7 +529,8 @@ def judge(a, b, extra=None, model=None):
         return relate(a, b, extra)[0], None
     features, signals = analyse(a, b, extra)
     lang = language(a, b)
-    probs = probabilities(features, model, lang)
+    from .pair_trees import refine
+    probs = refine(features, lang, probabilities(features, model, lang))
     return decide(probs, signals, model["thresholds"][lang]), probs
 
 
