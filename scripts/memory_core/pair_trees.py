@@ -12,7 +12,6 @@ its threshold (float64; x <= threshold goes left, an absent feature is 0), its l
 (int32; a negative child c is leaf ~c), the leaf values (float64) and each tree's root (int32).
 Tree k adds its leaf to the score of label k % len(labels), as LightGBM's multiclass model does.
 """
-import array
 import math
 import os
 import sys
@@ -63,6 +62,7 @@ def trees(model, lang):
     """{"names", "feature", "threshold", "left", "right", "leaf", "roots"} of lang, read once; the
     bytes must have the CRC-32 the trainer wrote (ValueError: a damaged file)."""
     if lang not in model["read"]:
+        import array  # 2 ms to load its extension: only once a pair is walked
         import binascii
         meta = model["langs"][lang]
         body = model["blob"][meta["start"]:meta["end"]]
@@ -84,8 +84,8 @@ def trees(model, lang):
     return model["read"][lang]
 
 
-# Arrays are read in 0.4 ms and lists made of them in 4 ms, but a list is walked in half the time
-# (0.8 ms a pair against 1.5 ms): record judges a pair or two, review many.
+# A language's arrays are read in about 4 ms and made into lists in about 6 ms more, but a list is
+# walked in half the time (0.8 ms a pair against 1.5 ms): record judges a pair or two, review many.
 WALKS_BEFORE_LISTS = 6
 
 
