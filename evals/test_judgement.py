@@ -21,8 +21,9 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   (references/fact-model.md).
 
 Targets of the judgement issue: conflict recall >= 0.80 (each language >= 0.75), compatible pairs
-refused <= 5%, paraphrases caught >= 0.60. The tests print every figure and guard the measured
-blind level (a regression floor, not the targets); references/fact-model.md says which are met."""
+refused <= 5%, paraphrases caught >= 0.60. The tests print the blind figures and guard the measured
+blind level (a regression floor, not the targets); M3L_FIGURES=1 also prints the in-sample and model-only
+figures; references/fact-model.md says which are met."""
 import collections
 import hashlib
 import json

@@ -7,13 +7,16 @@ candidate pair record meets in the TUNE project stores (stores.*.tune.jsonl; the
 repeated fact is labelled, every other candidate is compatible). The blind halves are never read
 here. Multinomial logistic regression by stochastic gradient descent over sparse features, each
 prefixed with its language ("en|", "zh|": a pair with Chinese in it is "zh"), run in three seeded
-orders whose weights are averaged: the same data gives the same bytes.
+orders whose weights are averaged: the same data gives the same bytes. Then, per language, LightGBM
+trees on the same rows (tree_model.py), written to data/pair_trees.bin: they judge again the pairs
+the linear model rates related.
 
 Thresholds, per language, from a 5-fold cross-validation over the tune pairs by helper set (each
 pair judged by a model that never saw its writer) and a 3-fold cross-validation by project over the
-stores: see choose_thresholds and duplicates_ok.
+stores: see choose_thresholds and duplicates_ok. The probabilities they are chosen on are the linear
+model's, and the trees' (trained without the fold) where the linear model rates a pair related.
 
-  python3 evals/tools/train_pair_model.py [--check]   (--check: exit 1 if the file would change)
+  python3 evals/tools/train_pair_model.py [--check]   (--check: exit 1 if either file would change)
 """
 import bisect
 import json
