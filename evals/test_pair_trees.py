@@ -13,7 +13,7 @@ from memory_core import facts, judgement, pair_trees
 SHIPPED = _support.REPO / "scripts" / "memory_core" / "data" / "pair_trees.bin"
 
 
-def _tiny(leaves=(0.5, -0.5, 0.0), cut=0.3, split=None):
+def _tiny(leaves=(0.5, -0.5, 0.0), cut=0.3, split=None, blend=1.0):
     """The bytes of a pair_trees.bin with one stump or leaf per label, English only."""
     if split is None:  # three one-leaf trees
         arrays = {"feature": [], "threshold": [], "left": [], "right": [], "leaf": list(leaves), "roots": [-1, -2, -3]}
@@ -22,7 +22,7 @@ def _tiny(leaves=(0.5, -0.5, 0.0), cut=0.3, split=None):
                   "leaf": list(leaves) + [2.0], "roots": [0, -2, -3]}
     body = b"".join(struct.pack("<%d%s" % (len(arrays[name]), code), *arrays[name]) for name, code in (
         ("feature", "i"), ("threshold", "d"), ("left", "i"), ("right", "i"), ("leaf", "d"), ("roots", "i")))
-    header = {"cut": cut, "labels": list(judgement.LABELS), "langs": {"en": {
+    header = {"cut": cut, "blend": blend, "labels": list(judgement.LABELS), "langs": {"en": {
         "names": ["x"], "nodes": len(arrays["feature"]), "leaves": len(arrays["leaf"]), "trees": 3,
         "crc32": binascii.crc32(body)}}}
     return (json.dumps(header) + "\n").encode("utf-8") + body
@@ -67,6 +67,14 @@ class RefineTest(unittest.TestCase):
         self.assertGreater(probs["paraphrase"], probs["conflict"])
         self.assertAlmostEqual(sum(probs.values()), 1.0)
         self.assertIs(pair_trees.refine({}, "zh", related, model), related)  # no trees for the language
+
+    def test_the_trees_probabilities_are_blended_with_the_linear_ones(self):
+        related = {"compatible": 0.1, "conflict": 0.8, "paraphrase": 0.1}
+        alone = pair_trees.refine({}, "en", related, pair_trees.parse(_tiny(blend=1.0)))
+        blended = pair_trees.refine({}, "en", related, pair_trees.parse(_tiny(blend=0.75)))
+        for label in judgement.LABELS:
+            self.assertAlmostEqual(blended[label], 0.75 * alone[label] + 0.25 * related[label])
+        self.assertAlmostEqual(sum(blended.values()), 1.0)
 
     def test_the_arrays_become_lists_after_a_few_walks_with_the_same_scores(self):
         model = pair_trees.parse(_tiny(split=0.5))
@@ -139,7 +147,7 @@ class ExportTest(unittest.TestCase):
         finally:
             tree_model.ROUNDS = saved
         model = pair_trees.parse(blob)
-        self.assertEqual(model["cut"], tree_model.CUT)
+        self.assertEqual((model["cut"], model["blend"]), (tree_model.CUT, tree_model.BLEND))
         raw = tree_model.predict(trained, [x for x, _y, _w in rows], raw=True)
         for (x, _y, _w), expected in zip(rows, raw):
             plain = dict((k.split("|", 1)[1], v) for k, v in x.items())

@@ -15,6 +15,9 @@ from memory_core import judgement
 # Where the linear model's 1 - P(compatible) reaches CUT, the trees judge (0.3 and 0.5 were measured
 # over three tree seeds, fact-model.md "Trees where the linear model sees a related pair").
 CUT = 0.3
+# ... and their probabilities are blended with the linear model's, BLEND of the trees' (0.5, 0.75 and 1
+# measured over three tree seeds: fact-model.md)
+BLEND = 0.75
 PARAMS = {"objective": "multiclass", "num_class": len(judgement.LABELS), "learning_rate": 0.05, "num_leaves": 31,
           "min_data_in_leaf": 20, "feature_fraction": 0.5, "bagging_fraction": 0.8, "bagging_freq": 1,
           "lambda_l2": 1.0, "seed": 1, "deterministic": True, "force_col_wise": True, "num_threads": 2,
@@ -59,9 +62,15 @@ def related(probs):
     return 1.0 - probs["compatible"] >= CUT
 
 
+def blend(trees, linear):
+    """What pair_trees.refine gives for a related pair: BLEND of the trees' probabilities, the rest the
+    linear model's."""
+    return dict((label, BLEND * trees[label] + (1.0 - BLEND) * linear[label]) for label in judgement.LABELS)
+
+
 def cascade_pairs(rows, lin_probs, store_rows, folds):
-    """lin_probs with each related pair's probabilities from trees trained without its fold (the
-    linear model's folds: fold_of by helper set), per language."""
+    """lin_probs with each related pair's probabilities blended with those of trees trained without
+    its fold (the linear model's folds: fold_of by helper set), per language."""
     out = list(lin_probs)
     for lang in ("en", "zh"):
         extra = [(x, y, w) for x, y, w, row_lang in store_rows if row_lang == lang]
@@ -72,13 +81,14 @@ def cascade_pairs(rows, lin_probs, store_rows, folds):
                 continue
             model = fit([(x, y, 1.0) for x, y, l, s in rows if l == lang and folds[s["group"]] != k] + extra)
             for i, probs in zip(held, predict(model, [rows[i][0] for i in held])):
-                out[i] = probs
+                out[i] = blend(probs, lin_probs[i])
     return out
 
 
 def cascade_stores(rows, stores, lin_judged, store_weight, folds=3):
     """lin_judged ({lang: [(new label, [(probs, signals)])]} in cross_validated_stores' order) with
-    each related candidate's probabilities from trees trained without its project's fold."""
+    each related candidate's probabilities blended with those of trees trained without its project's
+    fold."""
     projects = sorted(set(p for p, _l, _n, _j in stores))
     out = {}
     for lang in ("en", "zh"):
@@ -94,7 +104,7 @@ def cascade_stores(rows, stores, lin_judged, store_weight, folds=3):
                 pos += 1
                 found = [x for x, _s, _label, f in candidates if f]
                 trees = predict(model, found)
-                judged.append((new_label, [(t if related(p) else p, s) for (p, s), t in zip(lin, trees)]))
+                judged.append((new_label, [(blend(t, p) if related(p) else p, s) for (p, s), t in zip(lin, trees)]))
         out[lang] = judged
     return out
 
@@ -135,7 +145,7 @@ def serialise(models, checks):
     import lightgbm
     header = {"about": "trees of pair_trees.py (LightGBM %s); trained by evals/tools/train_pair_model.py"
                        % lightgbm.__version__,
-              "cut": CUT, "labels": list(judgement.LABELS), "params": dict(PARAMS, rounds=ROUNDS), "langs": {}}
+              "cut": CUT, "blend": BLEND, "labels": list(judgement.LABELS), "params": dict(PARAMS, rounds=ROUNDS), "langs": {}}
     body = []
     for lang in sorted(models):
         names, arrays = export(models[lang], lang)

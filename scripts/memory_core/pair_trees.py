@@ -2,9 +2,10 @@
 
 The linear model (judgement.probabilities) is fast and sees every candidate pair; where it rates a
 pair related (1 - P(compatible) >= the file's "cut"), these trees, trained by
-evals/tools/train_pair_model.py with LightGBM on the same features and data, give the probabilities
-instead: they see the interactions of the dense features (a value that differs in a fact written as
-a setting, ...) that one weight per feature cannot. Inference is a deterministic pure-Python walk.
+evals/tools/train_pair_model.py with LightGBM on the same features and data, give most of the
+probabilities (the file's "blend" of theirs, the rest the linear model's): they see the interactions
+of the dense features (a value that differs in a fact written as a setting, ...) that one weight per
+feature cannot. Inference is a deterministic pure-Python walk.
 
 data/pair_trees.bin is a JSON header line and then, per language in the header's sorted order, six
 little-endian arrays: the split feature of each node (int32, an index into the language's "names"),
@@ -54,8 +55,8 @@ def _model(head, blob, start):
         langs[lang] = meta
     if pos != len(blob):
         raise ValueError("the arrays do not fill the file as its header says")
-    return {"cut": float(header["cut"]), "labels": tuple(header["labels"]), "blob": blob, "langs": langs,
-            "read": {}}
+    return {"cut": float(header["cut"]), "blend": float(header["blend"]), "labels": tuple(header["labels"]),
+            "blob": blob, "langs": langs, "read": {}}
 
 
 def trees(model, lang):
@@ -115,8 +116,8 @@ def scores(features, trees_, labels):
 
 
 def refine(features, lang, probs, model=None):
-    """probs, or the trees' probabilities where probs rate the pair related (see the module). A
-    damaged file leaves the linear probabilities (and the trees unused for the process)."""
+    """probs, or where probs rate the pair related (see the module) the trees' probabilities blended
+    with them. A damaged file leaves the linear probabilities (and the trees unused for the process)."""
     model = model or load()
     if model is None or 1.0 - probs["compatible"] < model["cut"] or lang not in model["langs"]:
         return probs
@@ -132,4 +133,5 @@ def refine(features, lang, probs, model=None):
             walked[name] = walked[name].tolist()
     top = max(raw)
     exp = [math.exp(s - top) for s in raw]
-    return dict(zip(model["labels"], [e / sum(exp) for e in exp]))
+    share = model["blend"]  # of the trees' probabilities; the rest is the linear model's
+    return dict((label, share * e / sum(exp) + (1.0 - share) * probs[label]) for label, e in zip(model["labels"], exp))
