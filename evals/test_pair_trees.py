@@ -67,6 +67,8 @@ class RefineTest(unittest.TestCase):
         self.assertGreater(probs["paraphrase"], probs["conflict"])
         self.assertAlmostEqual(sum(probs.values()), 1.0)
         self.assertIs(pair_trees.refine({}, "zh", related, model), related)  # no trees for the language
+        other = dict(related, duplicate=0.0)  # labels the trees were not trained on
+        self.assertIs(pair_trees.refine({}, "en", other, model), other)
 
     def test_the_trees_probabilities_are_blended_with_the_linear_ones(self):
         related = {"compatible": 0.1, "conflict": 0.8, "paraphrase": 0.1}

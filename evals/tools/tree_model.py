@@ -3,8 +3,8 @@
 train_pair_model.py calls this module: cross-validated tree probabilities on the same folds as the
 linear model's (so thresholds are chosen on what record will compute), and the shipped trees,
 trained on every tune pair and store candidate of a language, written as data/pair_trees.bin.
-LightGBM (a dev dependency in requirements.txt) is used here only; record and review
-walk the exported trees in pure Python.
+LightGBM (a dev dependency in requirements.txt) is used here only; record and review walk the
+exported trees in pure Python.
 """
 import binascii
 import json
@@ -109,7 +109,7 @@ def cascade_stores(rows, stores, lin_judged, store_weight, folds=3):
     return out
 
 
-def export(model, lang):
+def export(model):
     """(names, arrays) of a booster in pair_trees.bin's layout, names without the "lang|" prefix."""
     booster, vocab = model
     columns = sorted(vocab, key=vocab.get)
@@ -148,7 +148,7 @@ def serialise(models, checks):
               "cut": CUT, "blend": BLEND, "labels": list(judgement.LABELS), "params": dict(PARAMS, rounds=ROUNDS), "langs": {}}
     body = []
     for lang in sorted(models):
-        names, arrays = export(models[lang], lang)
+        names, arrays = export(models[lang])
         rows = checks[lang][:CHECK_ROWS]
         header["langs"][lang] = {
             "names": names, "nodes": len(arrays["feature"]), "leaves": len(arrays["leaf"]),

@@ -45,6 +45,7 @@ def parse(blob):
 
 
 def _model(head, blob, start):
+    """The model of a header line and the blob whose arrays start at start (none read yet)."""
     from .fastjson import loads
     header = loads(head.decode("utf-8"))
     langs, pos = {}, start
@@ -119,7 +120,8 @@ def refine(features, lang, probs, model=None):
     """probs, or where probs rate the pair related (see the module) the trees' probabilities blended
     with them. A damaged file leaves the linear probabilities (and the trees unused for the process)."""
     model = model or load()
-    if model is None or 1.0 - probs["compatible"] < model["cut"] or lang not in model["langs"]:
+    if (model is None or 1.0 - probs["compatible"] < model["cut"] or lang not in model["langs"]
+            or set(model["labels"]) != set(probs)):
         return probs
     try:
         walked = trees(model, lang)
