@@ -352,13 +352,11 @@ def main():
     probs = cross_validated(rows, store_rows)
     judged = cross_validated_stores(rows, stores)
     # where the linear model sees a related pair, trees trained without the pair's fold judge it
-    lang_rows = [(x, label, STORE_WEIGHT, lang) for _p, lang, _n, items in stores for x, _s, label, _f in items]
-    probs = tree_model.cascade_pairs(rows, probs, lang_rows, fold_of(rows))
+    probs = tree_model.cascade_pairs(rows, probs, stores, STORE_WEIGHT, fold_of(rows))
     judged = tree_model.cascade_stores(rows, stores, judged, STORE_WEIGHT)
     thresholds = dict((lang, choose_thresholds(rows, probs, judged[lang], lang)) for lang in ("en", "zh"))
     model = train([(x, y) for x, y, _l, _s in rows] + store_rows, **SETTINGS)
-    trees = dict((lang, tree_model.fit([(x, y, 1.0) for x, y, l, _s in rows if l == lang]
-                                       + [(x, y, w) for x, y, w, l in lang_rows if l == lang])) for lang in ("en", "zh"))
+    trees = dict((lang, tree_model.fit_language(rows, stores, lang, STORE_WEIGHT)) for lang in ("en", "zh"))
     checks = dict((lang, [x for x, _y, l, _s in rows if l == lang]) for lang in ("en", "zh"))
     blob = serialise(model, thresholds, len(rows), len(store_rows))
     checked = [write_or_check(OUT, blob, sys.argv[1:]),

@@ -10,7 +10,7 @@ import binascii
 import json
 import struct
 
-from memory_core import judgement
+from memory_core import judgement, pair_trees
 
 # Where the linear model's 1 - P(compatible) reaches CUT, the trees judge (0.3 and 0.5 were measured
 # over three tree seeds, fact-model.md "Trees where the linear model sees a related pair").
@@ -52,34 +52,43 @@ def fit(rows):
 def predict(model, xs, raw=False):
     """[{label: probability}] (or raw scores) of feature dicts under (booster, vocab)."""
     booster, vocab = model
-    known = dict(vocab)  # features the trees never saw are left out: the walk reads them as absent
-    matrix = _matrix([dict((k, v) for k, v in x.items() if k in known) for x in xs], known)
+    # features the trees never saw are left out (the walk reads them as absent), so vocab does not grow
+    matrix = _matrix([dict((k, v) for k, v in x.items() if k in vocab) for x in xs], vocab)
     out = booster.predict(matrix, raw_score=raw)
     return [list(map(float, row)) if raw else dict(zip(judgement.LABELS, map(float, row))) for row in out]
 
 
 def related(probs):
-    return 1.0 - probs["compatible"] >= CUT
+    return pair_trees.related(probs, CUT)
 
 
 def blend(trees, linear):
-    """What pair_trees.refine gives for a related pair: BLEND of the trees' probabilities, the rest the
-    linear model's."""
-    return dict((label, BLEND * trees[label] + (1.0 - BLEND) * linear[label]) for label in judgement.LABELS)
+    """What pair_trees.refine gives for a related pair."""
+    return pair_trees.blend(trees, linear, BLEND)
 
 
-def cascade_pairs(rows, lin_probs, store_rows, folds):
+def store_rows(stores, lang, weight, held=()):
+    """[(features, label, weight)] of the store candidates of lang, leaving out the projects in held."""
+    return [(x, label, weight) for p, l, _n, items in stores if l == lang and p not in held
+            for x, _s, label, _found in items]
+
+
+def fit_language(pairs, stores, lang, weight, held=()):
+    """fit() on the tune pairs of lang ([(features, label, lang, signals)]) and its store candidates."""
+    return fit([(x, y, 1.0) for x, y, l, _s in pairs if l == lang] + store_rows(stores, lang, weight, held))
+
+
+def cascade_pairs(rows, lin_probs, stores, store_weight, folds):
     """lin_probs with each related pair's probabilities blended with those of trees trained without
     its fold (the linear model's folds: fold_of by helper set), per language."""
     out = list(lin_probs)
     for lang in ("en", "zh"):
-        extra = [(x, y, w) for x, y, w, row_lang in store_rows if row_lang == lang]
         for k in sorted(set(folds.values())):
             held = [i for i, row in enumerate(rows)
                     if row[2] == lang and folds[row[3]["group"]] == k and related(lin_probs[i])]
             if not held:
                 continue
-            model = fit([(x, y, 1.0) for x, y, l, s in rows if l == lang and folds[s["group"]] != k] + extra)
+            model = fit_language([r for r in rows if folds[r[3]["group"]] != k], stores, lang, store_weight)
             for i, probs in zip(held, predict(model, [rows[i][0] for i in held])):
                 out[i] = blend(probs, lin_probs[i])
     return out
@@ -95,15 +104,11 @@ def cascade_stores(rows, stores, lin_judged, store_weight, folds=3):
         pos, judged = 0, []
         for k in range(folds):
             held = set(projects[k::folds])
-            mine = [(p, j) for p, l, _n, j in stores if l == lang and p in held]
-            model = fit([(x, y, 1.0) for x, y, l, _s in rows if l == lang] + [
-                (x, label, store_weight) for p, l, _n, j in stores if l == lang and p not in held
-                for x, _s, label, _found in j])
-            for _p, candidates in mine:
+            model = fit_language(rows, stores, lang, store_weight, held)
+            for _p, candidates in [(p, j) for p, l, _n, j in stores if l == lang and p in held]:
                 new_label, lin = lin_judged[lang][pos]
                 pos += 1
-                found = [x for x, _s, _label, f in candidates if f]
-                trees = predict(model, found)
+                trees = predict(model, [x for x, _s, _label, f in candidates if f])
                 judged.append((new_label, [(blend(t, p) if related(p) else p, s) for (p, s), t in zip(lin, trees)]))
         out[lang] = judged
     return out

@@ -91,18 +91,6 @@ def trees(model, lang):
 WALKS_BEFORE_LISTS = 6
 
 
-def check(trees_):
-    """Every index in range and every child after its parent, so a walk stays in its arrays and
-    ends. The trainer's export is checked so (evals/test_pair_trees.py); a start trusts the CRC."""
-    nodes, leaves = len(trees_["feature"]), len(trees_["leaf"])
-    for name in ("left", "right", "roots"):
-        for k, child in enumerate(trees_[name]):
-            if not -leaves <= child < nodes or (name != "roots" and 0 <= child <= k):
-                raise ValueError("%s[%d] is out of range" % (name, k))
-    if any(not 0 <= f < len(trees_["names"]) for f in trees_["feature"]):
-        raise ValueError("a split feature is out of range")
-
-
 def scores(features, trees_, labels):
     """One raw score per label: the sum of the leaves features reach, tree k scoring label k % len."""
     values = [features.get(name, 0.0) for name in trees_["names"]]
@@ -120,7 +108,7 @@ def refine(features, lang, probs, model=None):
     """probs, or where probs rate the pair related (see the module) the trees' probabilities blended
     with them. A damaged file leaves the linear probabilities (and the trees unused for the process)."""
     model = model or load()
-    if (model is None or 1.0 - probs["compatible"] < model["cut"] or lang not in model["langs"]
+    if (model is None or not related(probs, model["cut"]) or lang not in model["langs"]
             or set(model["labels"]) != set(probs)):
         return probs
     try:
@@ -135,5 +123,14 @@ def refine(features, lang, probs, model=None):
             walked[name] = walked[name].tolist()
     top = max(raw)
     exp = [math.exp(s - top) for s in raw]
-    share = model["blend"]  # of the trees' probabilities; the rest is the linear model's
-    return dict((label, share * e / sum(exp) + (1.0 - share) * probs[label]) for label, e in zip(model["labels"], exp))
+    return blend(dict((label, e / sum(exp)) for label, e in zip(model["labels"], exp)), probs, model["blend"])
+
+
+def related(probs, cut):
+    """Whether the linear model's probabilities rate a pair related enough for the trees."""
+    return 1.0 - probs["compatible"] >= cut
+
+
+def blend(trees, linear, share):
+    """share of the trees' probabilities, the rest the linear model's (the trainer mixes them so too)."""
+    return dict((label, share * trees[label] + (1.0 - share) * linear[label]) for label in linear)
