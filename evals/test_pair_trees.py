@@ -3,7 +3,6 @@ export from LightGBM (evals/tools/tree_model.py)."""
 import binascii
 import json
 import random
-import struct
 import sys
 import unittest
 
@@ -20,8 +19,7 @@ def _tiny(leaves=(0.5, -0.5, 0.0), cut=0.3, split=None, blend=1.0):
     else:  # tree 0 splits on x at split: left leaf 0, right leaf 3
         arrays = {"feature": [0], "threshold": [split], "left": [-1], "right": [-4],
                   "leaf": list(leaves) + [2.0], "roots": [0, -2, -3]}
-    body = b"".join(struct.pack("<%d%s" % (len(arrays[name]), code), *arrays[name]) for name, code in (
-        ("feature", "i"), ("threshold", "d"), ("left", "i"), ("right", "i"), ("leaf", "d"), ("roots", "i")))
+    body = pair_trees.pack(arrays)
     header = {"cut": cut, "blend": blend, "labels": list(judgement.LABELS), "langs": {"en": {
         "names": ["x"], "nodes": len(arrays["feature"]), "leaves": len(arrays["leaf"]), "trees": 3,
         "crc32": binascii.crc32(body)}}}

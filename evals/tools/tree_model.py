@@ -8,7 +8,6 @@ exported trees in pure Python.
 """
 import binascii
 import json
-import struct
 
 from memory_core import judgement, pair_trees
 
@@ -105,7 +104,9 @@ def cascade_stores(rows, stores, lin_judged, store_weight, folds=3):
         for k in range(folds):
             held = set(projects[k::folds])
             model = fit_language(rows, stores, lang, store_weight, held)
-            for _p, candidates in [(p, j) for p, l, _n, j in stores if l == lang and p in held]:
+            for p, l, _n, candidates in stores:
+                if l != lang or p not in held:
+                    continue
                 new_label, lin = lin_judged[lang][pos]
                 pos += 1
                 trees = predict(model, [x for x, _s, _label, f in candidates if f])
@@ -160,8 +161,7 @@ def serialise(models, checks):
             "trees": len(arrays["roots"]),
             "check": [[dict((k.split("|", 1)[1], v) for k, v in x.items() if k.split("|", 1)[1] in names), raw]
                       for x, raw in zip(rows, predict(models[lang], rows, raw=True))]}
-        packed = b"".join(struct.pack("<%d%s" % (len(arrays[name]), code), *arrays[name]) for name, code in (
-            ("feature", "i"), ("threshold", "d"), ("left", "i"), ("right", "i"), ("leaf", "d"), ("roots", "i")))
+        packed = pair_trees.pack(arrays)
         header["langs"][lang]["crc32"] = binascii.crc32(packed)
         body.append(packed)
     return (json.dumps(header, sort_keys=True) + "\n").encode("utf-8") + b"".join(body)

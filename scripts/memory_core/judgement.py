@@ -7,7 +7,8 @@ words, text likeness); a multinomial logistic regression, trained by
 evals/tools/train_pair_model.py on our own tune pairs and tune project stores, turns them into
 probabilities (gradient-boosted trees, pair_trees.py, judge again the pairs it rates related), and
 decide() turns those into a verdict. Its weights and thresholds are data/pair_model.tsv.
-Deterministic pure Python; without the file, judge() falls back to facts.relate(). fact_keys() (candidate_keys.py) gives the words matching.py finds candidates by.
+Deterministic pure Python; without the file, judge() falls back to facts.relate(). fact_keys()
+(candidate_keys.py) gives the words matching.py finds candidates by.
 """
 import functools
 import math

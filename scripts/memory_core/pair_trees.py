@@ -13,13 +13,13 @@ its threshold (float64; x <= threshold goes left, an absent feature is 0), its l
 (int32; a negative child c is leaf ~c), the leaf values (float64) and each tree's root (int32).
 Tree k adds its leaf to the score of label k % len(labels), as LightGBM's multiclass model does.
 """
-import math
 import os
 import sys
 
 _TREES = []
-_LAYOUT = (("feature", "i", "nodes"), ("threshold", "d", "nodes"), ("left", "i", "nodes"),
-           ("right", "i", "nodes"), ("leaf", "d", "leaves"), ("roots", "i", "trees"))
+# (array, struct code, the header count of its items) in the file's order; the trainer writes with pack()
+LAYOUT = (("feature", "i", "nodes"), ("threshold", "d", "nodes"), ("left", "i", "nodes"),
+          ("right", "i", "nodes"), ("leaf", "d", "leaves"), ("roots", "i", "trees"))
 
 
 def load():
@@ -51,7 +51,7 @@ def _model(head, blob, start):
     langs, pos = {}, start
     for lang in sorted(header["langs"]):
         meta = dict(header["langs"][lang], start=pos)
-        pos += sum((8 if code == "d" else 4) * int(meta[count]) for _name, code, count in _LAYOUT)
+        pos += sum((8 if code == "d" else 4) * int(meta[count]) for _name, code, count in LAYOUT)
         meta["end"] = pos
         langs[lang] = meta
     if pos != len(blob):
@@ -71,7 +71,7 @@ def trees(model, lang):
         if binascii.crc32(body) != meta["crc32"]:
             raise ValueError("the %s trees do not match their checksum" % lang)
         out, pos = {"names": list(meta["names"])}, 0
-        for name, code, count in _LAYOUT:
+        for name, code, count in LAYOUT:
             values = array.array(code)
             if values.itemsize != (8 if code == "d" else 4):
                 raise ValueError("this platform's array item sizes differ from the file's")
@@ -119,11 +119,17 @@ def refine(features, lang, probs, model=None):
     raw = scores(features, walked, model["labels"])
     walked["walks"] += 1
     if walked["walks"] == WALKS_BEFORE_LISTS:
-        for name, _code, _count in _LAYOUT:
+        for name, _code, _count in LAYOUT:
             walked[name] = walked[name].tolist()
-    top = max(raw)
-    exp = [math.exp(s - top) for s in raw]
-    return blend(dict((label, e / sum(exp)) for label, e in zip(model["labels"], exp)), probs, model["blend"])
+    from .judgement import softmax
+    return blend(dict(zip(model["labels"], softmax(raw))), probs, model["blend"])
+
+
+def pack(arrays):
+    """The little-endian bytes of one language's arrays ({name: list}) in LAYOUT's order: the
+    trainer's writer, kept beside the reader."""
+    import struct
+    return b"".join(struct.pack("<%d%s" % (len(arrays[name]), code), *arrays[name]) for name, code, _count in LAYOUT)
 
 
 def related(probs, cut):
