@@ -63,6 +63,17 @@ class ValuesTest(unittest.TestCase):
         self.assertEqual(self.values("The API rate limit is 600 requests per minute."),
                          self.values("Clients may send at most 10 requests per second."))
 
+    def test_a_chinese_unit_followed_by_more_chinese(self):
+        # "天后过" is no unit, "天" is: until 2026-12-07 800 Chinese tune pair texts read such a
+        # duration as a plain number ("每 5 分钟上报一次", "30 秒内", "7 天后过期")
+        self.assertEqual(self.values("会话 7 天后过期"), self.values("会话一周后过期"))
+        self.assertEqual(self.values("网关每 5 分钟上报一次"), [("time", 300.0)])
+        self.assertEqual(self.values("审计日志保存 3 年以上"), [("time", 3 * 365 * 86400.0)])
+        self.assertEqual(self.values("单笔超过 1 万元需要复核"), [("money", 10000.0)])
+        for text in ("2023 年我们放弃了自建 IDC", "Google Play 8 月底截止", "1 日起生效",  # dates
+                     "数据分成 3 分区", "每台 4 块盘", "8 周岁以上"):  # counts and an age
+            self.assertFalse([x for x in self.values(text) if x[0] in ("time", "money")], text)
+
     def test_chinese_numerals(self):
         self.assertEqual(self.values("单笔提现上限 5 万元"), [("money", 50000.0)])
         self.assertEqual(self.values("单笔提现上限调成两万元"), [("money", 20000)])

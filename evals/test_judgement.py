@@ -11,8 +11,10 @@ Data, all written by helpers who had not seen the code (evals/fixtures/judgement
   written for tune, then held out when the model trained with it did worse in the stores'
   cross-validation: references/fact-model.md), round 22 (1,858 pairs, briefs/pairs-round22.md, half
   plain and half hard; written for tune, held out the same way), and rounds 23 (1,865), 24 (928, Chinese
-  only) and 25 (1,835), round 22's brief, each written for tune and held out the same way; judged as record
-  judges (pair_figures);
+  only) and 25 (1,835), round 22's brief, each written for tune and held out the same way, and round 26's
+  helpers c and d (877 plain pairs, briefs/pairs-round26.md); judged as record judges (pair_figures);
+- pairs.{en,zh}.dev.jsonl: round 26's helpers a and b (878 plain pairs): never trained on; a rule was judged
+  on them and their misses were read, so their figures are reported, not guarded;
 - stores.{en,zh}.{tune,blind}.jsonl: realistic project memories (existing facts, then new facts
   labelled conflict / duplicate / new), judged the way record judges: candidates by key from every
   topic, then the pair model on the strongest. The model trains on the tune stores' candidates
@@ -44,13 +46,15 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17; trees blended in where the
-# linear model rates a pair related), pairs as record judges them, blind rounds 13, 16, 19, 22, 23 and 25 (and
-# 24, Chinese only) together: EN 0.532 / 0.022 refused / 0.001 skipped / 0.595 caught, ZH 0.735 / 0.042 / 0.005
-# / 0.664. Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.294 / 0.100 / 0.000,
-# ZH 0.412 / 0.050 / 0.000; round 18 EN 0.706 / 0.025 / 0.013, ZH 0.588 / 0.037 / 0.000; round 20 EN 0.537 /
-# 0.057 / 0.000, ZH 0.801 / 0.019 / 0.006; round 21 EN 0.578 / 0.038 / 0.000, ZH 0.846 / 0.025 / 0.013.
+# linear model rates a pair related; Chinese units read before more Chinese; the clean read), pairs as record
+# judges them, blind rounds 13, 16, 19, 22, 23, 25 and 26 (and 24, Chinese only) together: EN 0.535 / 0.021
+# refused / 0.001 skipped / 0.602 caught, ZH 0.739 / 0.042 / 0.004 / 0.726. Stores (conflicts refused, new facts
+# refused, new facts skipped): round 11 EN 0.294 / 0.100 / 0.000, ZH 0.412 / 0.050 / 0.000; round 18 EN 0.706 /
+# 0.025 / 0.013, ZH 0.559 / 0.050 / 0.000; round 20 EN 0.537 / 0.057 / 0.000, ZH 0.772 / 0.013 / 0.006; round 21
+# EN 0.578 / 0.038 / 0.000, ZH 0.809 / 0.019 / 0.013. (The Chinese stores' floors were lowered on 2026-12-07:
+# the model chosen then by cross-validation refuses fewer of their conflicts and catches more duplicates.)
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.51, 0.035, 0.57), "zh": (0.71, 0.055, 0.64)}
+PAIR_BLIND_FLOOR = {"en": (0.51, 0.035, 0.58), "zh": (0.71, 0.055, 0.70)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (8, "e2b2f734da699ec9073f220634c82190e10464ff0a6b1226f21603b110a0b627",
@@ -67,9 +71,9 @@ REPORTS_ONLY = "a report with no assertion, about a minute: M3L_FIGURES=1 prints
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
     "11": {"new_refused_max": 0.10, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.27, "zh": 0.39}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.68, "zh": 0.56}},
-    "20": {"new_refused_max": 0.06, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.51, "zh": 0.78}},
-    "21": {"new_refused_max": 0.05, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.56, "zh": 0.82}}}
+    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.68, "zh": 0.53}},
+    "20": {"new_refused_max": 0.06, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.51, "zh": 0.75}},
+    "21": {"new_refused_max": 0.05, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.56, "zh": 0.78}}}
 
 
 def _trainer_and_three_rows():
@@ -184,6 +188,11 @@ class PairFiguresTest(unittest.TestCase):
         for lang in ("en", "zh"):  # every pair judged, found by the keys or not: for the record
             self.report("%s blind, model only" % lang,
                         pair_figures(FIXTURES / ("pairs.%s.blind.jsonl" % lang), model_only=True))
+
+    @unittest.skipUnless(REPORTS, REPORTS_ONLY)
+    def test_plain_dev(self):
+        for lang in ("en", "zh"):  # round 26's helpers a and b: never trained on, but looked at
+            self.report("%s plain dev (round 26 a, b)" % lang, pair_figures(FIXTURES / ("pairs.%s.dev.jsonl" % lang)))
 
     def test_blind(self):
         for lang in ("en", "zh"):
@@ -312,8 +321,8 @@ class ThresholdSearchTest(unittest.TestCase):
             for label in judgement.LABELS:
                 expected = 0
                 for y, value, opposed, weakly_tied in items:
-                    signals = dict(same_text=0, swap=0, dims_differ=int(opposed), family_clash=0, negation_flip=0,
-                                   polarity_flip=0, versions_differ=0, numbers_differ=0, tags_differ=0,
+                    signals = dict(same_text=0, swap=0, clean="", dims_differ=int(opposed), family_clash=0,
+                                   negation_flip=0, polarity_flip=0, versions_differ=0, numbers_differ=0, tags_differ=0,
                                    names_differ=0, change=0, retracts=0, unique_words=1, differences=1,
                                    values_differ=0, one_sided_tags=0, cjk_overlap=0, reversed=0,
                                    tie=1 if weakly_tied else judgement.STRONG_TIE)
@@ -381,6 +390,29 @@ class DecideTest(unittest.TestCase):
         bots = self.signals("企微群机器人每分钟最多发 20 条消息", "钉钉群机器人每分钟最多发 20 条消息")
         self.assertEqual(bots["swap"], 0)
         self.assertEqual(self.signals("The web app uses React.", "The admin app uses Vue.")["swap"], 0)
+
+    def test_a_clean_read_is_decided_by_the_contract(self):
+        # one subject, one scope, one slot each: another value is a conflict and the same value a
+        # duplicate, whatever the model says (it read these conflicts at 0.68, 0.07 and 0.71)
+        for a, b, verdict in (("The data warehouse is Snowflake.", "Our data warehouse is BigQuery.", "conflict"),
+                              ("Rate limit is 100 requests per minute.", "Rate limit is 10 requests per second.",
+                               "conflict"),
+                              ("The default branch is main.", "Our default branch is master.", "conflict"),
+                              ("Our package manager is pnpm.", "We use yarn.", "conflict"),
+                              ("The backend runs on Node 18.", "The backend runs on Node.js 20.", "conflict"),
+                              ("Sessions expire after 7 days.", "Sessions expire after one week.", "duplicate"),
+                              ("We deploy on Kubernetes.", "We deploy on k8s.", "duplicate"),
+                              ("前端包管理用 pnpm", "前端包管理用 yarn", "conflict")):
+            self.assertEqual(self.signals(a, b)["clean"], verdict, (a, b))
+            self.assertEqual(judgement.judge(facts.parse(a), facts.parse(b))[0], verdict, (a, b))
+        for a, b in (("Read timeout is 5 s.", "Write timeout is 10 s."),  # another attribute
+                     ("Staging uses Postgres.", "Prod uses MySQL."),  # another scope
+                     ("Checkout p95 latency budget: 300 ms.", "Checkout p99 latency budget: 800 ms."),
+                     ("学员每天最多预约 2 课时", "学员每周最多预约 8 课时"),  # a count per day, per week
+                     ("Audit logs are kept for 7 years.", "Audit logs are kept for 84 months."),  # rounding
+                     ("We no longer use Jenkins.", "We use GitHub Actions."),  # a negation: the model's
+                     ("The API uses Postgres and Redis.", "The API uses MySQL.")):  # two tools: no one slot
+            self.assertEqual(self.signals(a, b)["clean"], "", (a, b))
 
     def test_a_fact_that_says_it_adds_is_a_feature_of_the_newer_side(self):
         # "also", "another", 另外 (additive_markers): a new attribute of the same thing, not a new value

@@ -223,8 +223,8 @@ def choose_thresholds(rows, probs, judged, lang):
     duplicate share that skips few enough (duplicates_ok). Ties go to the first found: the highest
     "plain", then "related", then "weak". (Choosing "weak" after the other two found 0.683 of the
     Chinese conflicts where the joint search finds 0.740, same bounds.)"""
-    def key(probs_, signals):  # a swapped value or the same text is judged whatever the thresholds
-        always = signals["same_text"] or signals["swap"]
+    def key(probs_, signals):  # the same text, a swapped value or a clean read is judged whatever the thresholds
+        always = signals["same_text"] or signals["swap"] or signals["clean"]
         return (2.0 if always else 1.0 - probs_["compatible"], bool(judgement.opposed(signals)),
                 signals["tie"] < judgement.STRONG_TIE)
 

@@ -66,6 +66,16 @@ def _cn_value(digits, v):
     return total + section + number
 
 
+def _not_a_unit(han, size, number):
+    """Whether the first size characters of a run of Chinese after a number are no unit there:
+    2023 年我们, 6 月底, 1 日起 are dates (3 年内, 5 年以上 are spans); 3 分区, 4 块盘 count things;
+    8 周岁 is an age, 2 周末 weekends."""
+    unit, after = han[:size], han[size]
+    if unit in ("年", "月", "日"):
+        return after not in "内后以之" or number >= 100
+    return unit in ("分", "块") or unit == "周" and after in "岁末"
+
+
 def _unit_of(m):
     """(unit, end) of a _NUMBER match: letters, or up to three Chinese characters (the pattern's
     wider class cut to them; nothing counts when it starts with none)."""
@@ -138,6 +148,14 @@ def parse(text, extra=None):
         number = float(m.group(1).replace(",", ""))
         unit, end = _unit_of(m)
         q = _quantity(number, unit, v)
+        if q is None and unit and cjk.is_cjk(unit[0]):  # 7 天后过期: the unit is 天, not 天后过
+            for size in range(len(unit) - 1, 0, -1):
+                if _not_a_unit(unit, size, number):
+                    continue
+                q = _quantity(number, unit[:size], v)
+                if q:
+                    end -= len(unit) - size
+                    break
         tail = low[end:end + 20]
         rate = re.match(r"\s*(?:requests?\s+|次\s*)?(per second|per minute|per hour|/s|/sec|/min|/h)\b", tail)
         if rate:

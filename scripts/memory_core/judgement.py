@@ -6,7 +6,8 @@ The fact model (facts.parse) reads each fact; pair_features() turns two parsed f
 words, text likeness); a multinomial logistic regression, trained by
 evals/tools/train_pair_model.py on our own tune pairs and tune project stores, turns them into
 probabilities (gradient-boosted trees, pair_trees.py, judge again the pairs it rates related), and
-decide() turns those into a verdict. Its weights and thresholds are data/pair_model.tsv.
+decide() turns those into a verdict; where the fact model reads both facts plainly (clean_read.py),
+the contract decides instead. Its weights and thresholds are data/pair_model.tsv.
 Deterministic pure Python; without the file, judge() falls back to facts.relate(). fact_keys()
 (candidate_keys.py) gives the words matching.py finds candidates by.
 """
@@ -326,6 +327,8 @@ def analyse(a, b, extra=None):
     for name in _alignment(sa["aligned"], sb["aligned"], common, places):
         features[name] = 1.0
     signals["swap"] = _swapped_value(sa["aligned"], sb["aligned"], common, places, signals)
+    from . import clean_read  # beside the parser, which finding candidates never loads
+    signals["clean"] = clean_read.read(a, b, v, sa["values"], sb["values"])
     # the same two ends in the other direction: orders sync from Shopify to NetSuite, or back
     signals["reversed"] = int(any((d, s) in sb["directions"] for s, d in sa["directions"]))
     return features, signals
@@ -542,8 +545,9 @@ def confidence(probs):
 
 def decide(probs, signals, thresholds):
     """"conflict", "duplicate" or None. thresholds: {"related", "plain", "weak", "duplicate"} of the
-    pair's language. The same text is a duplicate, and the same sentence with one value swapped
-    (signals["swap"]) a conflict, whatever the model says. Two facts are about one thing when
+    pair's language. The same text is a duplicate, the same sentence with one value swapped
+    (signals["swap"]) a conflict, and a clean read (signals["clean"]) what it says, whatever the
+    model says. Two facts are about one thing when
     1 - P(compatible) reaches "related" where something stands against something (opposed()), or
     the higher "plain" where nothing does (a
     pair that only adds a detail looks just as related), and at least "weak" when their keys tie
@@ -556,6 +560,8 @@ def decide(probs, signals, thresholds):
         return "duplicate"  # the same words, whatever the model's arithmetic says
     if signals["swap"]:
         return "conflict"  # the same sentence with one value or exclusive choice swapped
+    if signals["clean"]:
+        return signals["clean"]  # one thing, one slot each: the contract decides (clean_read.py)
     related = 1.0 - probs["compatible"]
     needed = thresholds["related" if opposed(signals) else "plain"]
     if signals["tie"] < STRONG_TIE:
