@@ -76,6 +76,18 @@ def _not_a_unit(han, size, number):
     return unit in ("分", "块") or unit == "周" and after in "岁末"
 
 
+def _han_quantity(number, han, v, dates=False):
+    """(quantity, characters it takes) of a number and the Chinese after it: the longest start of han
+    that is a unit, or (None, len(han)). dates: a shorter start that _not_a_unit rejects is none."""
+    for size in range(len(han), 0, -1):
+        if dates and size < len(han) and _not_a_unit(han, size, number):
+            continue
+        q = _quantity(number, han[:size], v)
+        if q:
+            return q, size
+    return None, len(han)
+
+
 def _unit_of(m):
     """(unit, end) of a _NUMBER match: letters, or up to three Chinese characters (the pattern's
     wider class cut to them; nothing counts when it starts with none)."""
@@ -149,13 +161,8 @@ def parse(text, extra=None):
         unit, end = _unit_of(m)
         q = _quantity(number, unit, v)
         if q is None and unit and cjk.is_cjk(unit[0]):  # 7 天后过期: the unit is 天, not 天后过
-            for size in range(len(unit) - 1, 0, -1):
-                if _not_a_unit(unit, size, number):
-                    continue
-                q = _quantity(number, unit[:size], v)
-                if q:
-                    end -= len(unit) - size
-                    break
+            q, size = _han_quantity(number, unit, v, dates=True)
+            end -= len(unit) - size
         tail = low[end:end + 20]
         rate = re.match(r"\s*(?:requests?\s+|次\s*)?(per second|per minute|per hour|/s|/sec|/min|/h)\b", tail)
         if rate:
@@ -172,12 +179,7 @@ def parse(text, extra=None):
         if m.group(1):
             values.add(("percent", number))
             continue
-        unit = cjk.prefix(m.group(4), cjk.HAN)
-        q = None
-        for size in (3, 2, 1):
-            if unit[:size] and _quantity(number, unit[:size], v):
-                q = _quantity(number, unit[:size], v)
-                break
+        q = _han_quantity(number, cjk.prefix(m.group(4), cjk.HAN), v)[0]
         if q:
             values.add(q)
         elif m.group(2) not in ("一", "半"):
