@@ -46,15 +46,17 @@ from memory_core.similarity import fact_id
 FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17; trees blended in where the
-# linear model rates a pair related; Chinese units read before more Chinese; the clean read), pairs as record
-# judges them, blind rounds 13, 16, 19, 22, 23, 25 and 26 (and 24, Chinese only) together: EN 0.535 / 0.021
-# refused / 0.001 skipped / 0.602 caught, ZH 0.739 / 0.042 / 0.004 / 0.726. Stores (conflicts refused, new facts
-# refused, new facts skipped): round 11 EN 0.294 / 0.100 / 0.000, ZH 0.412 / 0.050 / 0.000; round 18 EN 0.706 /
-# 0.025 / 0.013, ZH 0.559 / 0.050 / 0.000; round 20 EN 0.537 / 0.057 / 0.000, ZH 0.772 / 0.013 / 0.006; round 21
-# EN 0.578 / 0.038 / 0.000, ZH 0.809 / 0.019 / 0.013. (The Chinese stores' floors were lowered on 2026-12-07:
-# the model chosen then by cross-validation refuses fewer of their conflicts and catches more duplicates.)
+# linear model rates a pair related; Chinese units read before more Chinese; the clean read; English bars per
+# kind of opposition), pairs as record judges them, blind rounds 13, 16, 19, 22, 23, 25 and 26 (and 24, Chinese
+# only) together: EN 0.574 / 0.031 refused / 0.003 skipped / 0.619 caught, ZH 0.739 / 0.042 / 0.004 / 0.726.
+# Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.382 / 0.125 / 0.000, ZH 0.412 /
+# 0.050 / 0.000; round 18 EN 0.691 / 0.025 / 0.013, ZH 0.559 / 0.050 / 0.000; round 20 EN 0.529 / 0.070 / 0.006,
+# ZH 0.772 / 0.013 / 0.006; round 21 EN 0.615 / 0.063 / 0.000, ZH 0.809 / 0.019 / 0.013. (The Chinese stores'
+# floors were lowered on 2026-12-07: the model chosen then by cross-validation refuses fewer of their conflicts
+# and catches more duplicates. The English stores' limits on new facts refused were raised the same day: the
+# bars per kind of opposition refuse more of them; references/fact-model.md.)
 # (recall min, compatible refused max, caught min)
-PAIR_BLIND_FLOOR = {"en": (0.51, 0.035, 0.58), "zh": (0.71, 0.055, 0.70)}
+PAIR_BLIND_FLOOR = {"en": (0.55, 0.04, 0.60), "zh": (0.71, 0.055, 0.70)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
 # were last versioned with
 KEYS_VOCABULARY = (8, "e2b2f734da699ec9073f220634c82190e10464ff0a6b1226f21603b110a0b627",
@@ -70,10 +72,10 @@ REPORTS = os.environ.get("M3L_FIGURES") == "1"
 REPORTS_ONLY = "a report with no assertion, about a minute: M3L_FIGURES=1 prints it"
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
-    "11": {"new_refused_max": 0.10, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.27, "zh": 0.39}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.68, "zh": 0.53}},
-    "20": {"new_refused_max": 0.06, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.51, "zh": 0.75}},
-    "21": {"new_refused_max": 0.05, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.56, "zh": 0.78}}}
+    "11": {"new_refused_max": 0.13, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.36, "zh": 0.39}},
+    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.67, "zh": 0.53}},
+    "20": {"new_refused_max": 0.075, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.51, "zh": 0.75}},
+    "21": {"new_refused_max": 0.065, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.59, "zh": 0.78}}}
 
 
 def _trainer_and_three_rows():
@@ -307,28 +309,36 @@ class KeysTest(unittest.TestCase):
 
 class ThresholdSearchTest(unittest.TestCase):
     def test_the_counts_by_binary_search_are_what_decide_flags(self):
-        # the trainer searches some 20,000 threshold triples per language by binary search over sorted
-        # values; each count must be the number of pairs decide() would not leave alone
+        # the trainer searches some 20,000 threshold sets per language by binary search over sorted
+        # values; each count must be the number of pairs decide() would not leave alone, with one bar
+        # for every kind of opposition or a bar per kind
         sys.path.insert(0, str(_support.REPO / "evals" / "tools"))
         import train_pair_model
         import random
         rng = random.Random(7)
-        items = [(rng.choice(judgement.LABELS), round(rng.random(), 2), rng.random() < 0.5, rng.random() < 0.5)
-                 for _ in range(300)]
+        kinds = {None: {}, "value": {"dims_differ": 1}, "choice": {"family_clash": 1}, "other": {"negation_flip": 1}}
+        items = [(rng.choice(judgement.LABELS), round(rng.random(), 2), rng.choice(sorted(kinds, key=str)),
+                  rng.random() < 0.5) for _ in range(400)]
         counts = train_pair_model._Counts(items)
-        for related, plain, weak in ((0.8, 0.9, 0.0), (0.7, 0.95, 0.97), (0.9, 0.9, 0.91), (0.5, 0.6, 0.99)):
+        for related, plain, weak, split in ((0.8, 0.9, 0.0, None), (0.7, 0.95, 0.97, None), (0.9, 0.9, 0.91, None),
+                                            (0.5, 0.6, 0.99, None), (0.8, 0.9, 0.0, (0.5, 0.7, 0.95)),
+                                            (0.7, 0.95, 0.8, (0.9, 0.6, 0.75))):
             thresholds = {"related": related, "plain": plain, "weak": weak, "duplicate": 1.01}
+            if split:
+                thresholds.update(zip(("related_value", "related_choice", "related_other"), split))
             for label in judgement.LABELS:
                 expected = 0
-                for y, value, opposed, weakly_tied in items:
-                    signals = dict(same_text=0, swap=0, clean="", dims_differ=int(opposed), family_clash=0,
+                for y, value, kind, weakly_tied in items:
+                    signals = dict(same_text=0, swap=0, clean="", dims_differ=0, family_clash=0,
                                    negation_flip=0, polarity_flip=0, versions_differ=0, numbers_differ=0, tags_differ=0,
                                    names_differ=0, change=0, retracts=0, unique_words=1, differences=1,
                                    values_differ=0, one_sided_tags=0, cjk_overlap=0, reversed=0,
                                    tie=1 if weakly_tied else judgement.STRONG_TIE)
+                    signals.update(kinds[kind])
+                    self.assertEqual(judgement.opposition(signals), kind)
                     probs = {"compatible": 1.0 - value, "conflict": value, "paraphrase": 0.0}
                     expected += y == label and judgement.decide(probs, signals, thresholds) is not None
-                self.assertEqual(counts.flagged(label, related, plain, weak), expected, (label, thresholds))
+                self.assertEqual(counts.flagged(label, thresholds), expected, (label, thresholds))
 
 
 class DecideTest(unittest.TestCase):
@@ -347,6 +357,16 @@ class DecideTest(unittest.TestCase):
         changed = self.signals("Backups are kept for 30 days.", "Backups are kept for 90 days.")
         self.assertTrue(judgement.opposed(changed))
         self.assertEqual(judgement.decide(probs, changed, self.THRESHOLDS), "conflict")
+
+    def test_each_kind_of_opposition_may_have_its_own_threshold(self):
+        choice = self.signals("Payments go through Stripe.", "Checkout charges are processed by Adyen.")
+        value = self.signals("Backups are kept for 30 days.", "Nightly snapshots are retained for 90 days in S3.")
+        self.assertEqual((judgement.opposition(choice), judgement.opposition(value)), ("choice", "value"))
+        probs = {"compatible": 0.4, "conflict": 0.5, "paraphrase": 0.1}  # related 0.6: under "related"
+        split = dict(self.THRESHOLDS, related_choice=0.55, related_value=0.9)
+        self.assertEqual(judgement.decide(probs, choice, split), "conflict")
+        self.assertIsNone(judgement.decide(probs, value, split))
+        self.assertIsNone(judgement.decide(probs, choice, self.THRESHOLDS))  # one bar for every kind
 
     def test_many_words_on_one_side_are_never_skipped_as_a_duplicate(self):
         # the model once read these as a paraphrase (a shared frame, unknown words) and record skipped

@@ -47,6 +47,10 @@ MAX_COMPATIBLE_FLAGGED, MAX_COMPATIBLE_SKIPPED, MAX_CONFLICT_SKIPPED = 0.04, 0.0
 MAX_NEW_REFUSED, MAX_NEW_SKIPPED = 0.05, 0.01
 RECALL_TARGET, CAUGHT_TARGET = 0.80, 0.60  # issue 9's targets: each rate counts as its share of its target
 STORE_WEIGHT = 0.25  # a store candidate counts a quarter of a written pair (0.1 and 0.5 tried: fact-model.md)
+# a bar per kind of opposition (judgement.opposition): English only. Decided by a nested cross-validation
+# (the bars chosen on four folds of the cross-validated probabilities, counted on the fifth; fact-model.md):
+# English 2.685 to 2.756, Chinese 3.118 to 3.118
+SPLIT_OPPOSITION = {"en": True, "zh": False}
 SETTINGS = {"epochs": 24, "rate": 0.1, "l2": 1e-3, "keep": 0.002, "tail": 8, "seeds": (5, 6, 7)}
 
 
@@ -195,23 +199,27 @@ def rates(rows, probs, lang, thresholds):
 
 class _Counts(object):
     """How many pairs of each label reach given thresholds, by binary search: the pairs' related
-    values sorted per (label, opposed, weakly tied)."""
+    values sorted per (label, kind of opposition, weakly tied)."""
 
     def __init__(self, items):
         self.values = {}
-        for label, value, opposed, weakly_tied in items:
-            self.values.setdefault((label, opposed, weakly_tied), []).append(value)
+        for label, value, kind, weakly_tied in items:
+            self.values.setdefault((label, kind, weakly_tied), []).append(value)
         for values in self.values.values():
             values.sort()
 
-    def flagged(self, label, related, plain, weak):
+    def flagged(self, label, th):
+        """th: {"related", "plain", "weak"} and, where a language splits them, "related_<kind>"."""
         total = 0
-        for opposed in (True, False):
-            needed = related if opposed else plain
-            for weakly_tied, bar in ((False, needed), (True, max(needed, weak))):
-                values = self.values.get((label, opposed, weakly_tied), ())
+        for kind in KINDS:
+            needed = th["plain"] if kind is None else th.get("related_" + kind, th["related"])
+            for weakly_tied, bar in ((False, needed), (True, max(needed, th["weak"]))):
+                values = self.values.get((label, kind, weakly_tied), ())
                 total += len(values) - bisect.bisect_left(values, bar)
         return total
+
+
+KINDS = (None, "value", "choice", "other")  # judgement.opposition()
 
 
 def choose_thresholds(rows, probs, judged, lang):
@@ -219,13 +227,15 @@ def choose_thresholds(rows, probs, judged, lang):
     conflicts refused, paraphrases caught and the stores' contradicting facts refused (by the one
     candidate record judges) in cross-validation, each as its share of its target (a paraphrase
     caught counts 0.8 / 0.6 of a conflict refused), among those that keep compatible pairs flagged
-    <= MAX_COMPATIBLE_FLAGGED and the stores' new facts refused <= MAX_NEW_REFUSED; then the lowest
-    duplicate share that skips few enough (duplicates_ok). Ties go to the first found: the highest
-    "plain", then "related", then "weak". (Choosing "weak" after the other two found 0.683 of the
-    Chinese conflicts where the joint search finds 0.740, same bounds.)"""
+    <= MAX_COMPATIBLE_FLAGGED and the stores' new facts refused <= MAX_NEW_REFUSED; where
+    SPLIT_OPPOSITION[lang], a bar per kind of opposition ("related_value", "related_choice",
+    "related_other") then refined from there, two bars at a time; then the lowest duplicate share
+    that skips few enough (duplicates_ok). Ties go to the first found: the highest "plain", then
+    "related", then "weak". (Choosing "weak" after the other two found 0.683 of the Chinese
+    conflicts where the joint search finds 0.740, same bounds.)"""
     def key(probs_, signals):  # the same text, a swapped value or a clean read is judged whatever the thresholds
         always = signals["same_text"] or signals["swap"] or signals["clean"]
-        return (2.0 if always else 1.0 - probs_["compatible"], bool(judgement.opposed(signals)),
+        return (2.0 if always else 1.0 - probs_["compatible"], judgement.opposition(signals),
                 signals["tie"] < judgement.STRONG_TIE)
 
     pairs = _Counts([(label,) + key(p, s) for (_x, label, row_lang, s), p in zip(rows, probs)
@@ -235,25 +245,49 @@ def choose_thresholds(rows, probs, judged, lang):
     stores = _Counts([(label,) + key(*c[0]) for label, c in judged if c[:judgement.MAX_JUDGED]])
     n_new = float(sum(1 for label, _c in judged if label == "new") or 1)
     n_contradicting = float(sum(1 for label, _c in judged if label == "conflict") or 1)
+
+    def value(th):
+        if pairs.flagged("compatible", th) > MAX_COMPATIBLE_FLAGGED * n["compatible"]:
+            return None
+        if stores.flagged("new", th) > MAX_NEW_REFUSED * n_new:
+            return None
+        return (pairs.flagged("conflict", th) / n["conflict"] / RECALL_TARGET
+                + pairs.flagged("paraphrase", th) / n["paraphrase"] / CAUGHT_TARGET
+                + stores.flagged("conflict", th) / n_contradicting / RECALL_TARGET)
+
     best, off = None, {"related": 1.01, "plain": 1.01, "weak": 1.01, "duplicate": 1.01}
     for plain in reversed(GRID):
         for related in reversed(GRID):
             if related > plain:
                 continue
             for weak in (0.0,) + tuple(w for w in GRID if w > related):  # 0.0: no higher bar for weak ties
-                th = (related, plain, weak)
-                if pairs.flagged("compatible", *th) > MAX_COMPATIBLE_FLAGGED * n["compatible"]:
-                    continue
-                if stores.flagged("new", *th) > MAX_NEW_REFUSED * n_new:
-                    continue
-                value = (pairs.flagged("conflict", *th) / n["conflict"] / RECALL_TARGET
-                         + pairs.flagged("paraphrase", *th) / n["paraphrase"] / CAUGHT_TARGET
-                         + stores.flagged("conflict", *th) / n_contradicting / RECALL_TARGET)
-                if best is None or value > best[0] + 1e-12:
-                    best = (value, dict(off, related=related, plain=plain, weak=weak))
+                th = dict(off, related=related, plain=plain, weak=weak)
+                found = value(th)
+                if found is not None and (best is None or found > best[0] + 1e-12):
+                    best = (found, th)
     th = best[1] if best else off
+    if best and SPLIT_OPPOSITION[lang]:
+        th = _refine(value, best[0], dict(th, **dict(("related_" + k, th["related"]) for k in KINDS if k)))
     th["duplicate"] = next((t for t in CANDIDATES if duplicates_ok(rows, probs, judged, lang, dict(th, duplicate=t))),
                            1.01)
+    return th
+
+
+def _refine(value, found, th):
+    """The thresholds moved two at a time over the grid while the objective (value) rises: the bars of
+    each kind of opposition, "plain" and "weak"."""
+    names = ["related_value", "related_choice", "related_other", "plain", "weak"]
+    improved = True
+    while improved:
+        improved = False
+        for i, first in enumerate(names):
+            for second in names[i + 1:]:
+                for x in ((0.0,) + GRID if first == "weak" else GRID):
+                    for y in ((0.0,) + GRID if second == "weak" else GRID):
+                        trial = dict(th, **{first: x, second: y})
+                        got = value(trial)
+                        if got is not None and got > found + 1e-9:
+                            found, th, improved = got, trial, True
     return th
 
 

@@ -481,8 +481,10 @@ def _dense(a, b, v, sa, sb):
 
 def load():
     """The shipped model, once per process, or None. data/pair_model.tsv is a JSON header line
-    ({"labels", "thresholds": {lang: {"related", "plain", "duplicate"}}}) and then one sorted line per
-    feature, "lang|feature<TAB>w,w,w" (one weight per label), found by binary search as needed."""
+    ({"labels", "thresholds": {lang: {"related", "plain", "weak", "duplicate"}}}, and "related_value",
+    "related_choice", "related_other" for a language with a bar per kind of opposition) and then one
+    sorted line per feature, "lang|feature<TAB>w,w,w" (one weight per label), found by binary search
+    as needed."""
     if not _MODEL:
         import os
         from .fastjson import loads
@@ -548,8 +550,9 @@ def decide(probs, signals, thresholds):
     pair's language. The same text is a duplicate, the same sentence with one value swapped
     (signals["swap"]) a conflict, and a clean read (signals["clean"]) what it says, whatever the
     model says. Two facts are about one thing when
-    1 - P(compatible) reaches "related" where something stands against something (opposed()), or
-    the higher "plain" where nothing does (a
+    1 - P(compatible) reaches "related" where something stands against something (opposed(); a
+    language may have its own bar per kind of opposition, "related_value", "related_choice",
+    "related_other": opposition()), or the higher "plain" where nothing does (a
     pair that only adds a detail looks just as related), and at least "weak" when their keys tie
     them by less than STRONG_TIE (a word or two, no tool or concept). Such a pair is a duplicate
     when the paraphrase share of that reaches "duplicate" and no value, choice, version or negation
@@ -563,7 +566,8 @@ def decide(probs, signals, thresholds):
     if signals["clean"]:
         return signals["clean"]  # one thing, one slot each: the contract decides (clean_read.py)
     related = 1.0 - probs["compatible"]
-    needed = thresholds["related" if opposed(signals) else "plain"]
+    kind = opposition(signals)
+    needed = thresholds["plain"] if kind is None else thresholds.get("related_" + kind, thresholds["related"])
     if signals["tie"] < STRONG_TIE:
         needed = max(needed, thresholds["weak"])
     if related < needed:
@@ -596,6 +600,21 @@ def conflict_reason(a, b, extra=None):
     """What a conflict verdict rests on, in words: a value or claim that differs, or (when nothing
     is opposed and the pair was only judged one subject) a fact that may say the same again."""
     return OPPOSED if opposed(analyse(a, b, extra)[1]) else MAY_REWORD
+
+
+def opposition(signals):
+    """What stands against what, for the thresholds: "value" (a value or number differs), "choice"
+    (an exclusive choice, a name or an identifier differs), "other" (a negation, a version, a change
+    word, a word taken back, a direction reversed), or None (nothing: opposed() is false). The model
+    rates pairs of each kind on its own scale: in cross-validation one bar for all three left English
+    conflicts a choice differs in unflagged at probabilities that flag few compatible pairs."""
+    if not opposed(signals):
+        return None
+    if signals["dims_differ"] or signals["numbers_differ"]:
+        return "value"
+    if signals["family_clash"] or signals["names_differ"] or signals["tags_differ"]:
+        return "choice"
+    return "other"
 
 
 def opposed(signals):
