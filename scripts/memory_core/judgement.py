@@ -606,8 +606,8 @@ def opposition(signals):
     """What stands against what, for the thresholds: "value" (a value or number differs), "choice"
     (an exclusive choice, a name or an identifier differs), "other" (a negation, a version, a change
     word, a word taken back, a direction reversed), or None (nothing: opposed() is false). The model
-    rates pairs of each kind on its own scale: in cross-validation one bar for all three left English
-    conflicts a choice differs in unflagged at probabilities that flag few compatible pairs."""
+    need not rate each kind on one scale: in cross-validation English refuses more conflicts with a bar
+    per kind (references/fact-model.md, "A bar per kind of opposition")."""
     if not opposed(signals):
         return None
     if signals["dims_differ"] or signals["numbers_differ"]:
