@@ -19,6 +19,7 @@ model's, and the trees' (trained without the fold) where the linear model rates 
   python3 evals/tools/train_pair_model.py [--check]   (--check: exit 1 if either file would change)
 """
 import bisect
+import itertools
 import json
 import os
 import random
@@ -211,15 +212,12 @@ class _Counts(object):
     def flagged(self, label, th):
         """th: {"related", "plain", "weak"} and, where a language splits them, "related_<kind>"."""
         total = 0
-        for kind in KINDS:
-            needed = th["plain"] if kind is None else th.get("related_" + kind, th["related"])
+        for kind in judgement.KINDS:
+            needed = judgement.bar(th, kind)
             for weakly_tied, bar in ((False, needed), (True, max(needed, th["weak"]))):
                 values = self.values.get((label, kind, weakly_tied), ())
                 total += len(values) - bisect.bisect_left(values, bar)
         return total
-
-
-KINDS = (None, "value", "choice", "other")  # judgement.opposition()
 
 
 def choose_thresholds(rows, probs, judged, lang):
@@ -267,7 +265,7 @@ def choose_thresholds(rows, probs, judged, lang):
                     best = (found, th)
     th = best[1] if best else off
     if best and SPLIT_OPPOSITION[lang]:
-        th = _refine(value, best[0], dict(th, **dict(("related_" + k, th["related"]) for k in KINDS if k)))
+        th = _refine(value, best[0], dict(th, **dict(("related_" + k, th["related"]) for k in judgement.KINDS if k)))
     th["duplicate"] = next((t for t in CANDIDATES if duplicates_ok(rows, probs, judged, lang, dict(th, duplicate=t))),
                            1.01)
     return th
@@ -276,19 +274,21 @@ def choose_thresholds(rows, probs, judged, lang):
 def _refine(value, found, th):
     """The thresholds moved two at a time over the grid while the objective (value) rises: the bars of
     each kind of opposition, "plain" and "weak"."""
-    names = ["related_value", "related_choice", "related_other", "plain", "weak"]
+    names = ["related_" + k for k in judgement.KINDS if k] + ["plain", "weak"]
     improved = True
     while improved:
         improved = False
-        for i, first in enumerate(names):
-            for second in names[i + 1:]:
-                for x in ((0.0,) + GRID if first == "weak" else GRID):
-                    for y in ((0.0,) + GRID if second == "weak" else GRID):
-                        trial = dict(th, **{first: x, second: y})
-                        got = value(trial)
-                        if got is not None and got > found + 1e-9:
-                            found, th, improved = got, trial, True
+        for first, second in itertools.combinations(names, 2):
+            for x, y in itertools.product(_grid_of(first), _grid_of(second)):
+                trial = dict(th, **{first: x, second: y})
+                got = value(trial)
+                if got is not None and got > found + 1e-9:
+                    found, th, improved = got, trial, True
     return th
+
+
+def _grid_of(name):
+    return (0.0,) + GRID if name == "weak" else GRID  # 0.0: no higher bar for weak ties
 
 
 def store_candidates():

@@ -566,8 +566,7 @@ def decide(probs, signals, thresholds):
     if signals["clean"]:
         return signals["clean"]  # one thing, one slot each: the contract decides (clean_read.py)
     related = 1.0 - probs["compatible"]
-    kind = opposition(signals)
-    needed = thresholds["plain"] if kind is None else thresholds.get("related_" + kind, thresholds["related"])
+    needed = bar(thresholds, opposition(signals))
     if signals["tie"] < STRONG_TIE:
         needed = max(needed, thresholds["weak"])
     if related < needed:
@@ -600,6 +599,15 @@ def conflict_reason(a, b, extra=None):
     """What a conflict verdict rests on, in words: a value or claim that differs, or (when nothing
     is opposed and the pair was only judged one subject) a fact that may say the same again."""
     return OPPOSED if opposed(analyse(a, b, extra)[1]) else MAY_REWORD
+
+
+KINDS = (None, "value", "choice", "other")  # what opposition() returns
+
+
+def bar(thresholds, kind):
+    """The related value a pair of that kind of opposition needs: "plain" where nothing is opposed,
+    else the kind's own "related_<kind>" where the language has one, else "related"."""
+    return thresholds["plain"] if kind is None else thresholds.get("related_" + kind, thresholds["related"])
 
 
 def opposition(signals):
