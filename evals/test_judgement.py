@@ -39,7 +39,7 @@ import unittest
 from pathlib import Path
 
 import _support
-from memory_core import facts, index, judgement, matching
+from memory_core import facts, index, judgement, matching, mentions
 from memory_core import store as st
 from memory_core.similarity import fact_id
 
@@ -47,14 +47,16 @@ FIXTURES = _support.REPO / "evals" / "fixtures" / "judgement"
 # Measured when the blind sets were scored (see the module docstring): regression floors.
 # With the shipped model (tune rounds 1-12, 14, 15; stores of rounds 4-10, 13, 17; trees blended in where the
 # linear model rates a pair related; Chinese units read before more Chinese; the clean read; English bars per
-# kind of opposition), pairs as record judges them, blind rounds 13, 16, 19, 22, 23, 25 and 26 (and 24, Chinese
-# only) together: EN 0.574 / 0.031 refused / 0.003 skipped / 0.619 caught, ZH 0.739 / 0.042 / 0.004 / 0.726.
-# Stores (conflicts refused, new facts refused, new facts skipped): round 11 EN 0.382 / 0.125 / 0.000, ZH 0.412 /
-# 0.050 / 0.000; round 18 EN 0.691 / 0.025 / 0.013, ZH 0.559 / 0.050 / 0.000; round 20 EN 0.529 / 0.070 / 0.006,
-# ZH 0.772 / 0.013 / 0.006; round 21 EN 0.615 / 0.063 / 0.000, ZH 0.809 / 0.019 / 0.013. (The Chinese stores'
-# floors were lowered on 2026-12-07: the model chosen then by cross-validation refuses fewer of their conflicts
-# and catches more duplicates. The English stores' limits on new facts refused were raised the same day: the
-# bars per kind of opposition refuse more of them; references/fact-model.md.)
+# kind of opposition, and for names each side mentions alone), pairs as record judges them, blind rounds 13, 16,
+# 19, 22, 23, 25 and 26 (and 24, Chinese only) together: EN 0.570 / 0.036 refused / 0.001 skipped / 0.673
+# caught, ZH 0.739 / 0.042 / 0.004 / 0.726. Stores (conflicts refused, new facts refused, new facts skipped):
+# round 11 EN 0.382 / 0.100 / 0.000, ZH 0.412 / 0.050 / 0.000; round 18 EN 0.662 / 0.037 / 0.000, ZH 0.559 /
+# 0.050 / 0.000; round 20 EN 0.493 / 0.070 / 0.006, ZH 0.772 / 0.013 / 0.006; round 21 EN 0.585 / 0.075 / 0.000,
+# ZH 0.809 / 0.019 / 0.013. (The Chinese stores' floors were lowered on 2026-12-07: the model chosen then by
+# cross-validation refuses fewer of their conflicts and catches more duplicates. The English stores' limits on
+# new facts refused were raised the same day, twice: the bars per kind of opposition refuse more of them, and the
+# bar for names each side mentions, chosen by a rule set before the blind runs, refuses fewer of their
+# conflicts; references/fact-model.md.)
 # (recall min, compatible refused max, caught min)
 PAIR_BLIND_FLOOR = {"en": (0.55, 0.04, 0.60), "zh": (0.71, 0.055, 0.70)}
 # (index.KEYS_VERSION, digest of fact_vocab.json without "_about", digest of KEYS_SAMPLE's keys) the keys
@@ -72,10 +74,10 @@ REPORTS = os.environ.get("M3L_FIGURES") == "1"
 REPORTS_ONLY = "a report with no assertion, about a minute: M3L_FIGURES=1 prints it"
 # per blind store round: new facts refused and skipped at most, conflicts refused at least
 STORE_FLOOR = {
-    "11": {"new_refused_max": 0.13, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.36, "zh": 0.39}},
-    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.67, "zh": 0.53}},
-    "20": {"new_refused_max": 0.075, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.51, "zh": 0.75}},
-    "21": {"new_refused_max": 0.065, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.59, "zh": 0.78}}}
+    "11": {"new_refused_max": 0.11, "new_skipped_max": 0.01, "conflict_recall_min": {"en": 0.36, "zh": 0.39}},
+    "18": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.65, "zh": 0.53}},
+    "20": {"new_refused_max": 0.075, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.48, "zh": 0.75}},
+    "21": {"new_refused_max": 0.08, "new_skipped_max": 0.02, "conflict_recall_min": {"en": 0.57, "zh": 0.78}}}
 
 
 def _trainer_and_three_rows():
@@ -316,29 +318,51 @@ class ThresholdSearchTest(unittest.TestCase):
         import train_pair_model
         import random
         rng = random.Random(7)
-        kinds = {None: {}, "value": {"dims_differ": 1}, "choice": {"family_clash": 1}, "other": {"negation_flip": 1}}
+        kinds = {None: {}, "value": {"dims_differ": 1}, "choice": {"family_clash": 1}, "other": {"negation_flip": 1},
+                 "mention": {"mentions_differ": True}}
         items = [(rng.choice(judgement.LABELS), round(rng.random(), 2), rng.choice(sorted(kinds, key=str)),
                   rng.random() < 0.5) for _ in range(400)]
         counts = train_pair_model._Counts(items)
         for related, plain, weak, split in ((0.8, 0.9, 0.0, None), (0.7, 0.95, 0.97, None), (0.9, 0.9, 0.91, None),
                                             (0.5, 0.6, 0.99, None), (0.8, 0.9, 0.0, (0.5, 0.7, 0.95)),
-                                            (0.7, 0.95, 0.8, (0.9, 0.6, 0.75))):
+                                            (0.7, 0.95, 0.8, (0.9, 0.6, 0.75, 0.97))):
             thresholds = {"related": related, "plain": plain, "weak": weak, "duplicate": 1.01}
             if split:
-                thresholds.update(zip(("related_value", "related_choice", "related_other"), split))
+                thresholds.update(zip(("related_value", "related_choice", "related_other", "related_mention"), split))
             for label in judgement.LABELS:
                 expected = 0
                 for y, value, kind, weakly_tied in items:
                     signals = dict(same_text=0, swap=0, clean="", dims_differ=0, family_clash=0,
                                    negation_flip=0, polarity_flip=0, versions_differ=0, numbers_differ=0, tags_differ=0,
                                    names_differ=0, change=0, retracts=0, unique_words=1, differences=1,
-                                   values_differ=0, one_sided_tags=0, cjk_overlap=0, reversed=0,
+                                   values_differ=0, one_sided_tags=0, cjk_overlap=0, reversed=0, mentions_differ=False,
                                    tie=1 if weakly_tied else judgement.STRONG_TIE)
                     signals.update(kinds[kind])
                     self.assertEqual(judgement.opposition(signals), kind)
                     probs = {"compatible": 1.0 - value, "conflict": value, "paraphrase": 0.0}
                     expected += y == label and judgement.decide(probs, signals, thresholds) is not None
                 self.assertEqual(counts.flagged(label, thresholds), expected, (label, thresholds))
+
+
+class MentionsTest(unittest.TestCase):
+    """mentions.py: the names a fact mentions, and whether two facts each mention one the other lacks."""
+
+    def test_names_are_capitalised_words_after_the_first_identifiers_and_code(self):
+        self.assertEqual(mentions.names("Routing uses go_router. Logs go to Datadog via `vector`."),
+                         {"go_router", "datadog", "vector"})
+        self.assertEqual(mentions.names("Builds run on EC2 and ship com.ridego.app; see log/slog."),
+                         {"ec2", "com.ridego.app", "log/slog"})
+        self.assertEqual(mentions.names("Retries are capped. Backoff doubles."), set())  # sentence openers
+
+    def differ(self, a, b):
+        return mentions.differ(mentions.names(a), mentions.words(a), mentions.names(b), mentions.words(b))
+
+    def test_each_side_must_mention_a_name_the_other_lacks(self):
+        self.assertTrue(self.differ("App logs are shipped to Datadog.", "We send app logs to Papertrail."))
+        self.assertFalse(self.differ("Supported languages: English and Spanish.",
+                                     "The app ships English, Spanish and French strings."))  # one side adds
+        self.assertFalse(self.differ("Logs go to Datadog.", "Datadog keeps logs for 15 days."))
+        self.assertFalse(self.differ("The log module is log/slog.", "Logging uses the slog package from log."))
 
 
 class DecideTest(unittest.TestCase):
@@ -367,6 +391,20 @@ class DecideTest(unittest.TestCase):
         self.assertEqual(judgement.decide(probs, choice, split), "conflict")
         self.assertIsNone(judgement.decide(probs, value, split))
         self.assertIsNone(judgement.decide(probs, choice, self.THRESHOLDS))  # one bar for every kind
+
+    def test_names_each_side_mentions_alone_have_their_own_bar_else_the_plain_one(self):
+        # nothing opposed, but "Provider" and "Riverpod" may fill one slot: English has a bar for that
+        # ("related_mention"); a language without one (Chinese) keeps "plain", as a pair with nothing opposed
+        named = self.signals("State management uses Provider.", "State management is Riverpod.")
+        self.assertFalse(judgement.opposed(named))
+        self.assertEqual(judgement.opposition(named), "mention")
+        probs = {"compatible": 0.1, "conflict": 0.8, "paraphrase": 0.1}  # related 0.9: under "plain"
+        weak_off = dict(self.THRESHOLDS, weak=0.0)  # two shared words tie them weakly: no higher bar here
+        self.assertIsNone(judgement.decide(probs, named, weak_off))
+        self.assertEqual(judgement.decide(probs, named, dict(weak_off, related_mention=0.85)), "conflict")
+        added = self.signals("The app stores local data in SQLite.",
+                             "The local SQLite database is encrypted with SQLCipher.")
+        self.assertIsNone(judgement.opposition(added))  # only one side names something new
 
     def test_many_words_on_one_side_are_never_skipped_as_a_duplicate(self):
         # the model once read these as a paraphrase (a shared frame, unknown words) and record skipped

@@ -15,7 +15,7 @@ import functools
 import math
 import re
 
-from . import cjk, vocabulary  # the parser (facts.py) is imported only to judge: fact_keys needs none of it
+from . import cjk, mentions, vocabulary  # the parser (facts.py) is imported only to judge: fact_keys needs none of it
 from .candidate_keys import (  # noqa: F401 (judgement.X: how callers know the keys' entry points)
     MAX_CANDIDATES, MAX_JUDGED, MIN_SCORE, STRONG, STRONG_TIE, _RAW, _words, fact_keys, score, stem)
 
@@ -249,6 +249,7 @@ def _side(fact, v, w):
     about.update(fact.entities)
     found = {"seq": seq, "words": set(x for x in seq if x), "values": values,
              "tags": set(t for t in values if re.search(r"[a-z]", t)), "names": _names(text, v["spellings"].keys()),
+             "mentions": mentions.names(text), "ascii_words": mentions.words(text),
              "cjk": chinese, "cjk_pairs": set(chinese[i:i + 2] for i in range(len(chinese) - 1)),
              "numbers": _numbers(text, w["suffixes"]), "skeleton": _skeleton(seq, fact, v),
              "lead": _lead(text, w["noise"]), "change": _has_marker(text, w["change"]), "norm": normalize(text),
@@ -455,7 +456,8 @@ def _dense(a, b, v, sa, sb):
                "values_differ": values_differ, "lead_disjoint": lead_disjoint,
                "scope_phrase_differ": scope_phrase_differ, "unique_words": len(ua) + len(ub),
                "polarity_flip": base[10], "same_text": _same_words(sa["norm"], sb["norm"], base[20]), "change": int(sb["change"]),
-               "retracts": retracts}
+               "retracts": retracts,
+               "mentions_differ": mentions.differ(sa["mentions"], sa["ascii_words"], sb["mentions"], sb["ascii_words"])}
     return base + [
         min(len(ua), 4) / 4.0, min(len(ub), 4) / 4.0, min(len(ua), len(ub), 3) / 3.0,
         len(wa & wb) / float(min(len(wa), len(wb))) if wa and wb else 0.0,
@@ -482,7 +484,7 @@ def _dense(a, b, v, sa, sb):
 def load():
     """The shipped model, once per process, or None. data/pair_model.tsv is a JSON header line
     ({"labels", "thresholds": {lang: {"related", "plain", "weak", "duplicate"}}}, and "related_value",
-    "related_choice", "related_other" for a language with a bar per kind of opposition) and then one
+    "related_choice", "related_other", "related_mention" for a language with a bar per kind) and then one
     sorted line per feature, "lang|feature<TAB>w,w,w" (one weight per label), found by binary search
     as needed."""
     if not _MODEL:
@@ -552,8 +554,9 @@ def decide(probs, signals, thresholds):
     model says. Two facts are about one thing when
     1 - P(compatible) reaches "related" where something stands against something (opposed(); a
     language may have its own bar per kind of opposition, "related_value", "related_choice",
-    "related_other": opposition()), or the higher "plain" where nothing does (a
-    pair that only adds a detail looks just as related), and at least "weak" when their keys tie
+    "related_other": opposition()), or the higher "plain" where nothing does (a pair that only adds
+    a detail looks just as related; "related_mention" instead where the language has it and each
+    fact mentions a name the other lacks), and at least "weak" when their keys tie
     them by less than STRONG_TIE (a word or two, no tool or concept). Such a pair is a duplicate
     when the paraphrase share of that reaches "duplicate" and no value, choice, version or negation
     differs, and at most MAX_DUPLICATE_WORDS words are only on one side; otherwise a conflict: a
@@ -601,23 +604,27 @@ def conflict_reason(a, b, extra=None):
     return OPPOSED if opposed(analyse(a, b, extra)[1]) else MAY_REWORD
 
 
-KINDS = (None, "value", "choice", "other")  # what opposition() returns
+KINDS = (None, "value", "choice", "other", "mention")  # what opposition() returns
 
 
 def bar(thresholds, kind):
-    """The related value a pair of that kind of opposition needs: "plain" where nothing is opposed,
-    else the kind's own "related_<kind>" where the language has one, else "related"."""
-    return thresholds["plain"] if kind is None else thresholds.get("related_" + kind, thresholds["related"])
+    """The related value a pair of that kind of opposition needs: the kind's own "related_<kind>"
+    where the language has one, else "related" where something is opposed and "plain" where nothing
+    is (None, or only "mention")."""
+    fallback = thresholds["plain"] if kind in (None, "mention") else thresholds["related"]
+    return fallback if kind is None else thresholds.get("related_" + kind, fallback)
 
 
 def opposition(signals):
     """What stands against what, for the thresholds: "value" (a value or number differs), "choice"
     (an exclusive choice, a name or an identifier differs), "other" (a negation, a version, a change
-    word, a word taken back, a direction reversed), or None (nothing: opposed() is false). The model
-    need not rate each kind on one scale: in cross-validation English refuses more conflicts with a bar
-    per kind (references/fact-model.md, "A bar per kind of opposition")."""
+    word, a word taken back, a direction reversed); where nothing is (opposed() is false), "mention"
+    when each fact mentions a name the other does not (mentions.py: "uses Provider" / "is
+    Riverpod"), else None. The model need not rate each kind on one scale: in cross-validation
+    English refuses more conflicts with a bar per kind (references/fact-model.md, "A bar per kind of
+    opposition")."""
     if not opposed(signals):
-        return None
+        return "mention" if signals.get("mentions_differ") else None
     if signals["dims_differ"] or signals["numbers_differ"]:
         return "value"
     if signals["family_clash"] or signals["names_differ"] or signals["tags_differ"]:
