@@ -6,6 +6,7 @@ Examples:
   python scripts/load_memory.py
   python scripts/load_memory.py --max-chars 4000 --topics workflow,deploy
   python scripts/load_memory.py --json
+  python scripts/load_memory.py --query "which package manager do we use" --limit 5
 """
 import os
 import sys
@@ -17,7 +18,7 @@ from memory_core.paths import resolve_store  # noqa: E402
 
 
 QUICK = {"--project-dir": str, "--max-chars": int, "--max-items": int, "--daily-days": int, "--topics": str,
-         "--format": str, "--json": bool}
+         "--format": str, "--json": bool, "--query": str, "--limit": int, "--all": bool}
 
 
 def build_parser():
@@ -38,6 +39,11 @@ def build_parser():
                    help="text: the context as a session sees it; json: the selected entries by layer")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: the context plus the report (counts, skipped files)")
+    p.add_argument("--query", help="print the facts that best answer this text instead, best first "
+                                   "(with --json: {\"results\": [{\"id\", \"fact\", \"topic\", \"score\"}]})")
+    p.add_argument("--limit", type=int, default=None, help="with --query: most facts to print (default 5)")
+    p.add_argument("--all", action="store_true", help="with --query: superseded facts too, each with the fact "
+                                                      "that replaced it")
     return p
 
 
@@ -47,7 +53,6 @@ def main():
         args = build_parser().parse_args()
     args.format = args.format or "text"
     from memory_core.config import extra_secret_patterns, load_settings, read_config
-    from memory_core.loading import load_context
     cli.check_utf8_arg(args.topics, "--topics")
     root, store, how = resolve_store(args.project_dir)
     config, notes = read_config(store)
@@ -55,6 +60,9 @@ def main():
                                       "daily_days": args.daily_days, "topics": args.topics})
     try:
         patterns = extra_secret_patterns(config)
+        if args.query is not None:
+            return _query(args, store, patterns)
+        from memory_core.loading import load_context
         text, report = load_context(root, store, settings, extra_patterns=patterns,
                                     structured=(args.format == "json"), notes=notes)
     except ValueError as exc:
@@ -65,6 +73,17 @@ def main():
         cli.print_json({"ok": True, "action": "load", "context": text, "report": report})
     elif args.format == "json":
         cli.print_json(text)
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def _query(args, store, patterns):
+    from memory_core.recall import answer
+    cli.check_utf8_arg(args.query, "--query")
+    results, text = answer(store, args.query, 5 if args.limit is None else args.limit, args.all, patterns)
+    if args.json:
+        cli.print_json({"ok": True, "action": "query", "results": results})
     else:
         sys.stdout.write(text + "\n")
     return 0

@@ -399,6 +399,11 @@ def _load_argv(ctx):
     return [ctx.python, ctx.script("load_memory.py"), "--project-dir", ctx.project]
 
 
+def _query_argv(ctx):
+    return [ctx.python, ctx.script("load_memory.py"), "--project-dir", ctx.project, "--query",
+            "which timeout do the retries use", "--limit", "5", "--json"]
+
+
 def _record_argv(ctx):
     # --force-surface: the generated sentences are facts; a word such as "still" must not turn a timed
     # write into a refusal (the classifier still runs and is timed).
@@ -490,6 +495,8 @@ BENCHES = [
     Bench("hook_pre_compact", "time", _hook_argv("PreCompact"), 2.2,
           stdin=_hook_payload("PreCompact", trigger="auto", custom_instructions=""),
           note="run_hook.py PreCompact: the minimal session state saved"),
+    Bench("query", "time", _query_argv, 2.5, prepare=warm_caches,
+          note="load_memory.py --query, 5 results as JSON, derived caches current"),
     Bench("load_peak_rss", "rss", _load_argv, 40.0, prepare=warm_caches,
           note="peak RSS of one load_memory.py run, caches current"),
     Bench("load_cold", "time", _load_argv, None, prepare=drop_caches,

@@ -84,6 +84,12 @@ def _read_lines(store, topic, name):
     return None if text is None else text.split("\n")[:-1]
 
 
+def read_norms(store, topic, count):
+    """The topic's normalised texts, one per row, when the column holds count rows; else None."""
+    lines = _read_lines(store, topic, "norms")
+    return lines if lines is not None and len(lines) == count else None
+
+
 class Lines(object):
     """A cache column as its text: len() counts and `in` searches the text itself, and the lines
     are split only when indexed (a 10,000-row column is split in ~2 ms; a record only asks whether

@@ -17,7 +17,7 @@ COMMON_KEY = 300
 TIE_BREAK = 50  # candidates tied on key strength are ordered by wording likeness, this many at most
 
 
-def _topic_keys(store, topic, write):
+def topic_keys(store, topic, write):
     """(index.JudgementKeys, rows loader) of a topic, or None when it cannot be read. The loader
     gives {row: (id, text escaped as stored)} of the rows asked for, or None."""
     path = topic_items_path(store, topic)
@@ -45,13 +45,13 @@ def candidates(store, text, skip_ids=(), write=True):
         return []
     topics = []
     for topic in st.list_topics(store):
-        found = _topic_keys(store, topic, write)
+        found = topic_keys(store, topic, write)
         if found is not None:
             topics.append((topic,) + found)
-    hits = dict((k, [(t, topic_keys.rows(k)) for t, topic_keys, _l in topics]) for k in keys)
+    hits = dict((k, [(t, keys_of.rows(k)) for t, keys_of, _l in topics]) for k in keys)
     common = set(k for k, per_topic in hits.items() if sum(len(rows) for _t, rows in per_topic) > COMMON_KEY)
     ranked = []  # (strength, topic, row): texts are read only for the topics of the strongest
-    for topic, topic_keys, _load in topics:
+    for topic, keys_of, _load in topics:
         per_row = {}
         for key, per_topic in hits.items():
             if key in common:
@@ -62,7 +62,7 @@ def candidates(store, text, skip_ids=(), write=True):
                         per_row.setdefault(row, []).append(key)
         ranked.extend((strength, topic, row) for strength, row in
                       ((judgement.score(keys_hit), row) for row, keys_hit in per_row.items())
-                      if strength >= judgement.MIN_SCORE and topic_keys.active[row] == "A")
+                      if strength >= judgement.MIN_SCORE and keys_of.active[row] == "A")
     ranked.sort(key=lambda c: (-c[0], c[1], c[2]))  # strongest first, then by topic, oldest first
     loaders = dict((topic, load_rows) for topic, _k, load_rows in topics)
 

@@ -1,0 +1,234 @@
+"""Query recall (load_memory.py --query): the facts that best answer a text, best first.
+
+Two stages. First BM25 over each fact's judgement keys (judgement.fact_keys: a tool by its family or
+name, whatever alias spells it; concepts, so "how long do we keep" finds a retention; stemmed words;
+Chinese vocabulary phrases and character pairs), read from the topics' dedup indexes
+(state/cache/dedup/, derived data) without parsing an items.json while they match their files. Then
+the RERANK strongest are read and scored again with their wording: how alike query and fact are
+(rapidfuzz when present, else the pure-Python Indel ratio), a tool both name exactly (PG is Postgres,
+yarn is not pnpm), a value both give in any unit (half a second is 500 ms) and a query word that
+names the fact's topic. The weights are tuned on our own query set (evals/fixtures/recall/, tune half;
+references/recall.md).
+"""
+import collections
+import math
+
+from . import index, judgement, matching
+from . import store as st
+
+RERANK = 60  # the strongest by keys that are read and scored with their wording
+WEIGHTS = {"keys": 1.0, "likeness": 0.8, "tool": 0.3, "value": 0.3, "topic": 0.2}
+
+
+def _idf(total, holding):
+    return math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
+
+
+def _by_keys(topics, keys, include_superseded):
+    """{(topic, row): BM25 score over the shared keys}; topics: [(topic, JudgementKeys, loader)]. A
+    fact's keys are a set of a few, so BM25's term frequency and length terms are 1: a shared key
+    counts its inverse document frequency."""
+    total = sum(len(k.active) for _t, k, _l in topics) or 1
+    scores = {}
+    for key in set(keys):
+        rows = [(topic, k, k.rows(key)) for topic, k, _l in topics]
+        holding = sum(len(r) for _t, _k, r in rows)
+        if not holding:
+            continue
+        weight = _idf(total, holding)
+        for topic, topic_keys, found in rows:
+            for row in found:
+                if include_superseded or topic_keys.active[row] == "A":
+                    scores[(topic, row)] = scores.get((topic, row), 0.0) + weight
+    return scores
+
+
+def _query_keys(query):
+    """The query's judgement keys, less the words it asks with (data/recall_vocab.json: "when",
+    "which", 什么, 多久), and for a concept that names a family of tools the family too:
+    "which package manager" asks for the fact that names pnpm (the concept is "C:package_manager",
+    the fact's key "F:package_manager")."""
+    from . import vocabulary
+    asking, asking_zh = _question_words()
+    for word in asking_zh:
+        query = query.replace(word, " ")
+    keys = [k for k in judgement.fact_keys(query) if k not in asking]
+    families = vocabulary.vocab()["family_names"]
+    return keys + ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families
+                   and "F:" + k[2:] not in keys]
+
+
+_QUESTION_WORDS = []
+
+
+def _question_words():
+    """({"W:when", ...}, the Chinese question words, longest first) from data/recall_vocab.json."""
+    if not _QUESTION_WORDS:
+        import json
+        import os
+        from .candidate_keys import stem
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recall_vocab.json"),
+                  encoding="utf-8") as fh:
+            raw = json.load(fh)
+        _QUESTION_WORDS.append(frozenset("W:" + stem(w) for w in raw["question_words"]))
+        _QUESTION_WORDS.append(tuple(sorted(raw["question_words_zh"], key=lambda w: (-len(w), w))))
+    return _QUESTION_WORDS[0], _QUESTION_WORDS[1]
+
+
+FUZZY = 20  # candidates found by wording alone (rapidfuzz), beside the strongest by keys
+# in a store of more facts, where the query shares keys, wording looks only at the FUZZY_POOL facts after the
+# RERANK strongest by keys (all 20,000 facts of the bench's store took rapidfuzz ~50 ms)
+FUZZY_POOL = 500
+FUZZY_SCORER = "token_set_ratio"
+# of 100, where no fact shares a key with the query: in the tune queries with no key shared, the
+# intended fact scored 24-40 ("which CI": 40); "zebra" scores 13 against any fact of the tests
+FUZZY_ALONE = 30
+
+
+def _by_wording(store, topics, query, include_superseded, cutoff, among=None):
+    """[(topic, row)] of the FUZZY facts whose normalised wording is likest the query's (typos, words
+    too short or too common for a key), by rapidfuzz over the dedup index's normalised texts; [] without
+    rapidfuzz. A fact under cutoff (0-100) is left out. among: only these (topic, row), where the
+    query shares keys with some facts (the next FUZZY_POOL by keys); None: every fact (it shares none)."""
+    try:
+        from rapidfuzz import fuzz, process
+    except ImportError:
+        return []
+    from . import dedup_index
+    from .similarity import normalize
+    choices, where = [], []
+    if among is not None:
+        wanted = collections.defaultdict(list)
+        for topic, row in among:
+            wanted[topic].append(row)
+        for topic, _k, load in topics:
+            for row, (_id, escaped) in sorted((load(wanted[topic]) if wanted[topic] else {}).items()):
+                choices.append(normalize(index.unescape(escaped)))
+                where.append((topic, row))
+        topics = ()
+    for topic, topic_keys, load in topics:
+        norms = dedup_index.read_norms(store, topic, len(topic_keys.active))
+        if norms is None:
+            rows = load(range(len(topic_keys.active))) or {}
+            norms = [normalize(index.unescape(rows[r][1])) if r in rows else "" for r in range(len(topic_keys.active))]
+        for row, norm in enumerate(norms):
+            if include_superseded or topic_keys.active[row] == "A":
+                choices.append(norm)
+                where.append((topic, row))
+    found = process.extract(normalize(query), choices, scorer=getattr(fuzz, FUZZY_SCORER), limit=FUZZY, score_cutoff=cutoff)
+    return [where[i] for _text, _score, i in found]
+
+
+def _likeness():
+    """(query, text) -> 0..1 on normalised texts: rapidfuzz's token-set ratio, or the Indel ratio."""
+    from .similarity import normalize, ratio
+    try:
+        from rapidfuzz import fuzz
+    except ImportError:
+        return lambda q, t: ratio(normalize(q), normalize(t)) / 100.0
+    return lambda q, t: fuzz.token_set_ratio(normalize(q), normalize(t)) / 100.0
+
+
+def _same_value(values_a, values_b):
+    return any(da == db and abs(va - vb) <= 0.01 * max(abs(va), abs(vb), 1e-9)
+               for da, va in values_a for db, vb in values_b)
+
+
+def search(store, query, limit=5, include_superseded=False, write=False):
+    """[{"id", "fact", "topic", "score", "status"}] best first (at most limit): the active facts (and
+    the superseded ones with include_superseded) that share a key with the query. Reads the dedup
+    indexes; a stale one is computed in memory, and written only when write (a writer's call)."""
+    from . import facts
+    keys = _query_keys(query)
+    if not keys or limit <= 0:
+        return []
+    topics = []
+    for topic in st.list_topics(store):
+        found = matching.topic_keys(store, topic, write)
+        if found is not None:
+            topics.append((topic,) + found)
+    scores = _by_keys(topics, keys, include_superseded)
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    strongest = ranked[:RERANK]
+    held = set(k for k, _s in strongest)
+    total = sum(len(k.active) for _t, k, _l in topics)
+    among = [k for k, _s in ranked[RERANK:RERANK + FUZZY_POOL]] if scores and total > FUZZY_POOL else None
+    strongest.extend((k, 0.0) for k in _by_wording(store, topics, query, include_superseded,
+                                                   0 if scores else FUZZY_ALONE, among) if k not in held)
+    if not strongest:
+        return []
+    top = strongest[0][1] or 1.0
+    loaders = dict((t, (k, load)) for t, k, load in topics)
+    texts = {}
+    for topic in sorted(set(t for (t, _r), _s in strongest)):
+        read = loaders[topic][1]([r for (t, r), _s in strongest if t == topic]) or {}
+        for row, (item_id, escaped) in read.items():
+            texts[(topic, row)] = (item_id, index.unescape(escaped))
+    like = _likeness()
+    parsed_query = facts.parse(query)
+    parse = parsed_query.entities or parsed_query.values  # the candidates are parsed only when it matters
+    query_words = set(w.lower() for w in query.replace("-", " ").split())
+    found = []
+    for (topic, row), by_keys in strongest:
+        if (topic, row) not in texts:
+            continue
+        item_id, text = texts[(topic, row)]
+        parsed = facts.parse(text) if parse else None
+        score = (WEIGHTS["keys"] * by_keys / top + WEIGHTS["likeness"] * like(query, text)
+                 + WEIGHTS["topic"] * (topic in query_words))
+        if parsed is not None:
+            score += (WEIGHTS["tool"] * bool(set(parsed_query.entities) & set(parsed.entities))
+                      + WEIGHTS["value"] * _same_value(parsed_query.values, parsed.values))
+        active = loaders[topic][0].active[row] == "A"
+        found.append({"id": item_id, "fact": text, "topic": topic, "score": round(score, 4),
+                      "status": "active" if active else "superseded"})
+    found.sort(key=lambda f: (-f["score"], f["topic"], f["id"]))
+    return found[:limit]
+
+
+
+def _replacements(store, found):
+    """Each superseded result gets "superseded_by": {"id", "fact"} of the fact that replaced it (its
+    id alone when that fact cannot be found), read from the topics' files."""
+    wanted = [f for f in found if f["status"] == "superseded"]
+    if not wanted:
+        return
+    items = {}
+    for topic in st.list_topics(store):
+        try:
+            items.update((it.get("id"), it) for it in st.read_topic(store, topic)[1])
+        except st.StoreError:
+            continue
+    for f in wanted:
+        by = (items.get(f["id"]) or {}).get("superseded_by")
+        if by:
+            f["superseded_by"] = {"id": by, "fact": (items.get(by) or {}).get("fact")}
+
+
+def answer(store, query, limit, include_superseded=False, extra_patterns=()):
+    """(results, text): search() masked (a secret in a fact is never shown) with the replacements of
+    superseded facts, and the same as one fenced data block, a line per result."""
+    from .redaction import mask_secrets
+    from .rendering import DATA_NOTE, FENCE_CLOSE, FENCE_OPEN, escape_controls, one_line
+    found = search(store, query, limit, include_superseded)
+    _replacements(store, found)
+    masked = 0
+    for f in found:
+        for holder in (f, f.get("superseded_by") or {}):
+            if holder.get("fact"):
+                holder["fact"], hits = mask_secrets(holder["fact"], extra_patterns)
+                masked += len(hits)
+    lines = ["# Project memory recall (memory-3layer): %d fact(s) for the query, best first" % len(found),
+             DATA_NOTE, FENCE_OPEN]
+    for f in found:
+        line = "- [%s] (%s, %.3f) %s" % (f["id"], f["topic"], f["score"], f["fact"])
+        if f["status"] == "superseded":
+            by = f.get("superseded_by") or {}
+            line += " [superseded by %s%s]" % (by.get("id") or "?", ": " + by["fact"] if by.get("fact") else "")
+        lines.append(escape_controls(one_line(line)))
+    if not found:
+        lines.append("(no fact shares a word, tool or concept with the query)")
+    lines.append(FENCE_CLOSE)
+    if masked:
+        lines.append("[memory-3layer] masked %d secret(s) found in facts." % masked)
+    return found, "\n".join(lines)
