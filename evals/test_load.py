@@ -134,6 +134,52 @@ class LoadOrderTest(_support.TempProject):
         self.assertTrue(out["report"]["masked"])
 
 
+class NoRepetitionTest(_support.TempProject):
+    """No fact is shown twice in one load, across the three layers."""
+
+    def record_ok(self, fact, *args):
+        code, out = self.record(fact, "--topic", "conventions", *args)
+        self.assertEqual(code, 0, out)
+        return out["id"]
+
+    def test_a_fact_in_layer1_is_not_repeated_by_its_trail_line(self):
+        facts = ["We use pnpm for every JavaScript package.", "The request timeout is 500 ms in api/config.py.",
+                 "Audit logs are retained for 400 days."]
+        for fact in facts:
+            self.record_ok(fact)
+        code, out = self.load()
+        self.assertEqual(code, 0, out)
+        for fact in facts:
+            self.assertEqual(out["context"].count(fact), 1, out["context"])
+
+    def test_a_supersede_keeps_its_ids_and_the_old_fact_is_gone(self):
+        old = self.record_ok("The request timeout is 500 ms in api/config.py.")
+        new = self.record_ok("The request timeout is 800 ms in api/config.py.", "--supersedes", old)
+        text = self.load()[1]["context"]
+        self.assertNotIn("500 ms", text)  # neither its trail line nor a fact
+        self.assertEqual(text.count("800 ms"), 1)
+        self.assertIn("%s supersedes %s" % (new, old), text)  # the trail's note: ids, never the old text
+
+    def test_a_promoted_fact_shows_in_layer3_only_unless_layer3_is_cut(self):
+        promoted = "Money is stored in integer cents."
+        self.record_ok(promoted, "--promote", "--confirmed", "--category", "decision")
+        self.record_ok("Logs are kept for 30 days.")
+        text = self.load()[1]["context"]
+        self.assertEqual(text.count(promoted), 1)
+        self.assertLess(text.index(promoted), text.index("[Layer 1]"))
+        self.assertNotIn("[Layer 2]", text)  # both trail lines repeat a fact shown above
+        # a Layer 3 too long for its share: the promoted line (last) is cut, so Layer 1 shows it
+        memory_md = self.store / "MEMORY.md"
+        lines = "".join("- Hand-written rule %d: %s\n" % (i, "x" * 300) for i in range(40))
+        memory_md.write_text("# Project memory\n\n## Rules\n" + lines + memory_md.read_text("utf-8").split("# Project memory", 1)[1],
+                             "utf-8")
+        code, out = self.load("--max-chars", "4000")
+        self.assertEqual(code, 0, out)
+        text = out["context"]
+        self.assertEqual(text.count(promoted), 1, text)
+        self.assertGreater(text.index(promoted), text.index("[Layer 1]"))
+
+
 class CorruptFilesTest(_support.TempProject):
     def test_corrupt_files_skipped_reported_untouched(self):
         write_topic(self.store, "good", [make_item("good", "Healthy fact survives", "2026-11-01T00:00:00Z")])

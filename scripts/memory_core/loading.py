@@ -19,11 +19,13 @@ PREAMBLE_MAX = 2000     # session state shown first after compact/resume
 
 
 class Entry(object):
-    __slots__ = ("text", "group", "order", "source", "clean")
+    __slots__ = ("text", "group", "order", "source", "clean", "ids", "brief")
 
-    def __init__(self, text, group, order, source, clean=False):
+    def __init__(self, text, group, order, source, clean=False, ids=frozenset(), brief=None):
         self.text, self.group, self.order, self.source = text, group, order, source
         self.clean = clean  # its file was scanned free of secrets by a writer (index.mark_clean)
+        self.ids = ids  # the fact it shows: no fact is shown twice in one load
+        self.brief = brief  # a trail line's note when its fact is shown elsewhere: the supersede, ids only
 
 
 def _without_comments(text):
@@ -91,6 +93,11 @@ def _layer3_entries(store, scan):
     text = _file_text(scan, LAYER3_FILE, layer3_path(store))
     if not text:
         return []
+    promoted = {}  # a promoted fact's line, without its "<!-- id: X confirmed: ... -->", -> X
+    for raw in text.split("\n"):
+        at = raw.find("<!-- id: ")
+        if at >= 0:
+            promoted[_without_comments(raw).strip()] = raw[at + 9:].split(" ", 1)[0].split("-->")[0]
     entries, group = [], None
     for number, line in enumerate(_without_comments(text).split("\n")):
         stripped = line.strip()
@@ -99,8 +106,23 @@ def _layer3_entries(store, scan):
         if stripped.startswith("#"):
             group = heading(stripped)
             continue
-        entries.append(Entry(_clip(bullet(line)), group, number, LAYER3_FILE, True))
+        item_id = promoted.get(stripped)
+        entries.append(Entry(_clip(bullet(line)), group, number, LAYER3_FILE, True,
+                             frozenset([item_id]) if item_id else frozenset()))
     return entries
+
+
+def _trail_ids(line):
+    """(id, [ids it supersedes]) of a trail line record wrote ("- 10:32Z [topic] fact (id X,
+    supersedes Y, Z)"), or (None, []) for any other line."""
+    at = line.rfind(" (id ")
+    if at < 0 or not line.rstrip().endswith(")"):
+        return None, []
+    parts = line.rstrip()[at + 5:-1].split(", supersedes ")
+    item_id = parts[0].strip()
+    if not item_id or " " in item_id:
+        return None, []
+    return item_id, [x.strip() for x in parts[1].split(",") if x.strip()] if len(parts) > 1 else []
 
 
 def _layer2_entries(store, days, scan):
@@ -110,7 +132,7 @@ def _layer2_entries(store, days, scan):
         skip(scan.skipped, store, DAILY_DIR, exc)
         names = []
     chosen = names[:days]
-    entries = []
+    entries, replaced = [], set()
     for rank, name in enumerate(chosen):
         rel = DAILY_DIR + "/" + name
         text = _file_text(scan, rel, os.path.join(store, DAILY_DIR, name)) or ""
@@ -118,7 +140,16 @@ def _layer2_entries(store, days, scan):
                  if l.strip() and not l.lstrip().startswith("#")]
         group = "%s (%s)" % (name[:-3], rel)
         for i, line in reversed(lines):  # newest entries of the newest day first
-            entries.append(Entry(_clip(bullet(line)), group, (rank, i), rel, True))
+            item_id, supersedes = _trail_ids(line)
+            replaced.update(supersedes)
+            brief = None
+            if supersedes:  # what the line adds when its fact is shown elsewhere: the supersede, by ids
+                head = line.strip().split("] ", 1)[0] + "]" if "] " in line else "-"
+                brief = _clip(bullet("%s %s supersedes %s" % (head, item_id, ", ".join(supersedes))))
+            entries.append(Entry(_clip(bullet(line)), group, (rank, i), rel, True,
+                                 frozenset([item_id]) if item_id else frozenset(), brief))
+    # the trail line of a fact superseded since is left out: the line that superseded it names it
+    entries = [e for e in entries if not (e.ids & replaced)]
     return entries, len(names), len(chosen)
 
 
@@ -222,7 +253,8 @@ def _fact_entries(facts, max_items, root):
             if stale_anchors(root, item["anchors"]):
                 flag += " [stale?]"
         entries.append(Entry(_clip("- [%s]%s %s" % (label, flag, item["fact"])), None, rank,
-                             TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic, True))
+                             TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic, True,
+                             frozenset([item_id]) if item_id else frozenset()))
     return entries
 
 
@@ -255,21 +287,29 @@ def _demand(entries):
     return total
 
 
-def _fill(entries, chosen, opened, allowance):
-    """Take entries in priority order while they fit; skip (not stop at) one that does not."""
+def _fill(entries, chosen, opened, allowance, shown):
+    """Take entries in priority order while they fit; skip (not stop at) one that does not, and
+    one whose fact is shown already (shown: the ids shown so far, in any layer). A trail line
+    whose fact is shown elsewhere is shown as its brief note when it has one (a supersede)."""
     used = 0
     for position, entry in enumerate(entries):
         if position in chosen:
             continue
+        if entry.ids & shown:
+            if entry.brief is None:
+                continue
+            entry.text, entry.brief, entry.ids = entry.brief, None, frozenset()
         cost = _cost(entry, opened)
         if used + cost <= allowance:
             chosen.add(position)
+            shown.update(entry.ids)
             if entry.group is not None:
                 opened.add(entry.group)
             used += cost
     return used
 
 
+FILL_ORDER = (0, 2, 1)  # Layer 3, Layer 1, Layer 2 (the layers list's order is the output's: 3, 2, 1)
 LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
                 "[Layer 2] recent daily trail (memory/, newest day first)",
                 "[Layer 1] active facts, newest first ([id] -> areas/topics/<topic>/items.json)")
@@ -312,12 +352,16 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     shares = _fair_shares(pool, [_demand(entries) for entries in layers])
     chosen = [set() for _ in layers]
     opened = [set() for _ in layers]
-    used = [_fill(entries, chosen[i], opened[i], shares[i]) for i, entries in enumerate(layers)]
+    shown, used = set(), [0] * len(layers)
+    # Layer 3 first, then Layer 1, then the trail, so a fact confirmed in MEMORY.md is not repeated in
+    # Layer 1 (unless its line did not fit) and a trail line does not repeat a fact Layer 1 shows
+    for i in FILL_ORDER:
+        used[i] = _fill(layers[i], chosen[i], opened[i], shares[i], shown)
     leftover = pool - sum(used)
-    for i, entries in enumerate(layers):  # unused room goes back, in layer order
+    for i in FILL_ORDER:  # unused room goes back, in the same order
         if leftover <= 0:
             break
-        leftover -= _fill(entries, chosen[i], opened[i], leftover)
+        leftover -= _fill(layers[i], chosen[i], opened[i], leftover, shown)
 
     out = [head, DATA_NOTE, FENCE_OPEN]
     if pre:
