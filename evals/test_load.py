@@ -168,16 +168,50 @@ class NoRepetitionTest(_support.TempProject):
         self.assertEqual(text.count(promoted), 1)
         self.assertLess(text.index(promoted), text.index("[Layer 1]"))
         self.assertNotIn("[Layer 2]", text)  # both trail lines repeat a fact shown above
-        # a Layer 3 too long for its share: the promoted line (last) is cut, so Layer 1 shows it
+        # its section too long for the budget: the promoted line (its last) is cut, so Layer 1 shows it
         memory_md = self.store / "MEMORY.md"
-        lines = "".join("- Hand-written rule %d: %s\n" % (i, "x" * 300) for i in range(40))
-        memory_md.write_text("# Project memory\n\n## Rules\n" + lines + memory_md.read_text("utf-8").split("# Project memory", 1)[1],
-                             "utf-8")
+        lines = "".join("- Hand-written decision %d: %s\n" % (i, "x" * 300) for i in range(40))
+        memory_md.write_text(memory_md.read_text("utf-8").replace("## Decisions\n", "## Decisions\n" + lines), "utf-8")
         code, out = self.load("--max-chars", "4000")
         self.assertEqual(code, 0, out)
         text = out["context"]
         self.assertEqual(text.count(promoted), 1, text)
         self.assertGreater(text.index(promoted), text.index("[Layer 1]"))
+
+
+class Layer3SectionsTest(_support.TempProject):
+    """Layer 3 that does not fit is shortened by section: every heading stays, with its first lines
+    and a count of what was left out."""
+
+    def test_every_section_keeps_its_heading_first_lines_and_a_count(self):
+        sections = ["## Decisions", "## Conventions", "## Glossary"]
+        body = "# Project memory\n\n"
+        for name in sections:
+            body += name + "\n" + "".join("- %s line %d: %s\n" % (name[3:], i, "y" * 120) for i in range(30))
+        (self.store).mkdir(parents=True)
+        (self.store / "MEMORY.md").write_text(body, "utf-8")
+        code, out = self.load("--max-chars", "3000")
+        self.assertEqual(code, 0, out)
+        text = out["context"]
+        self.assertLessEqual(len(text), 3000)
+        for name in sections:
+            self.assertIn(name + "\n- %s line 0:" % name[3:], text)  # its heading and its first line
+        notes = re.findall(r"- \((\d+) more line\(s\) of this section left out: MEMORY.md\)", text)
+        self.assertEqual(len(notes), 3)
+        layer3 = out["report"]["layers"]["layer3"]
+        self.assertEqual(layer3["available"], 90)
+        self.assertEqual(layer3["included"] + sum(int(n) for n in notes), 90)
+
+    def test_one_section_alone_over_the_budget_shows_its_first_lines_and_the_count(self):
+        (self.store).mkdir(parents=True)
+        (self.store / "MEMORY.md").write_text("## Runbook\n" + "".join("- step %d: %s\n" % (i, "z" * 200)
+                                                                      for i in range(200)), "utf-8")
+        code, out = self.load("--max-chars", "2500")
+        self.assertEqual(code, 0, out)
+        text = out["context"]
+        self.assertIn("## Runbook\n- step 0:", text)
+        shown = out["report"]["layers"]["layer3"]["included"]
+        self.assertIn("- (%d more line(s) of this section left out: MEMORY.md)" % (200 - shown), text)
 
 
 class CorruptFilesTest(_support.TempProject):

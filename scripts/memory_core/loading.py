@@ -287,6 +287,48 @@ def _demand(entries):
     return total
 
 
+def _fill_layer3(entries, chosen, opened, allowance, shown):
+    """Layer 3 when it does not fit: shortened by section. Every heading is kept with its first lines
+    (each section gets a max-min fair share, so one long section cannot push the others out) and a
+    note of how many lines of it were left out; note entries are added to entries. When even the
+    headings and notes do not fit, the first lines that fit, as any layer."""
+    if _demand(entries) <= allowance:
+        return _fill(entries, chosen, opened, allowance, shown)
+    sections = []  # [(group, [positions])] in file order
+    for position, entry in enumerate(entries):
+        if not sections or sections[-1][0] != entry.group:
+            sections.append((entry.group, []))
+        sections[-1][1].append(position)
+    fixed = sum((len(group) + 1 if group is not None else 0) + len(SECTION_NOTE % 999) + 1 for group, _p in sections)
+    if fixed > allowance:
+        return _fill(entries, chosen, opened, allowance, shown)
+    shares = _fair_shares(allowance - fixed, [sum(len(entries[p].text) + 1 for p in positions)
+                                              for _g, positions in sections])
+    used = 0
+    for (group, positions), share in zip(sections, shares):
+        taken = 0
+        for position in positions:  # the section's first lines: stop at the first that does not fit
+            cost = len(entries[position].text) + 1
+            if taken + cost > share:
+                break
+            chosen.add(position)
+            shown.update(entries[position].ids)
+            taken += cost
+        left = len(positions) - sum(1 for p in positions if p in chosen)
+        if left:
+            entries.append(Entry(SECTION_NOTE % left, group, entries[positions[-1]].order + 0.5, LAYER3_FILE, True))
+            chosen.add(len(entries) - 1)
+            taken += len(entries[-1].text) + 1
+        if group is not None and (taken or left):
+            opened.add(group)
+            taken += len(group) + 1
+        used += taken
+    return used
+
+
+SECTION_NOTE = "- (%d more line(s) of this section left out: MEMORY.md)"
+
+
 def _fill(entries, chosen, opened, allowance, shown):
     """Take entries in priority order while they fit; skip (not stop at) one that does not, and
     one whose fact is shown already (shown: the ids shown so far, in any layer). A trail line
@@ -349,16 +391,21 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     fixed = (len(head) + len(DATA_NOTE) + len(FENCE_OPEN) + len(FENCE_CLOSE) + 4 + len(pre) + REPORT_RESERVE
              + sum(len(t) + 1 for t, e in zip(LAYER_TITLES, layers) if e))
     pool = max(0, max_chars - fixed)
-    shares = _fair_shares(pool, [_demand(entries) for entries in layers])
+    demands = [_demand(entries) for entries in layers]
+    shares = _fair_shares(pool, demands)
     chosen = [set() for _ in layers]
     opened = [set() for _ in layers]
+    available = [len(entries) for entries in layers]  # before Layer 3's notes of what it left out
     shown, used = set(), [0] * len(layers)
-    # Layer 3 first, then Layer 1, then the trail, so a fact confirmed in MEMORY.md is not repeated in
-    # Layer 1 (unless its line did not fit) and a trail line does not repeat a fact Layer 1 shows
-    for i in FILL_ORDER:
+    # Layer 3 first, with all the room the others do not need (it is shortened by section, once),
+    # then Layer 1, then the trail, so a fact confirmed in MEMORY.md is not repeated in Layer 1
+    # (unless its line did not fit) and a trail line does not repeat a fact Layer 1 shows
+    used[0] = _fill_layer3(layers[0], chosen[0], opened[0], pool - sum(min(d, s) for d, s in
+                                                                      zip(demands[1:], shares[1:])), shown)
+    for i in FILL_ORDER[1:]:
         used[i] = _fill(layers[i], chosen[i], opened[i], shares[i], shown)
     leftover = pool - sum(used)
-    for i in FILL_ORDER:  # unused room goes back, in the same order
+    for i in FILL_ORDER[1:]:  # unused room goes back, in the same order
         if leftover <= 0:
             break
         leftover -= _fill(layers[i], chosen[i], opened[i], leftover, shown)
@@ -377,8 +424,8 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
                 out.append(group)
             out.append(entry.text)
     names = ("layer3", "layer2", "layer1")
-    for name, entries, picked in zip(names, layers, chosen):
-        report["layers"][name] = {"included": len(picked), "available": len(entries)}
+    for name, entries, picked, total in zip(names, layers, chosen, available):
+        report["layers"][name] = {"included": sum(1 for i in picked if i < total), "available": total}
     report["layers"]["layer2"]["daily_files"] = {"read": daily_read, "total": daily_total}
     report["layers"]["layer1"].update({"active_facts": active_total, "topics": topic_count,
                                        "max_items": settings["max_items"]})
