@@ -179,6 +179,71 @@ class NoRepetitionTest(_support.TempProject):
         self.assertGreater(text.index(promoted), text.index("[Layer 1]"))
 
 
+class RankingTest(_support.TempProject):
+    """Layer 1 is ranked (ranking.py), not merely the newest: importance, recency, relevance, coverage."""
+
+    def big_store(self, indexed=True):
+        """2,000 facts in 20 topics, a fact a minute; the 10 oldest are conventions."""
+        stamp = "2026-01-01T%02d:%02d:00Z"
+        for t in range(20):
+            items = []
+            for k in range(100):
+                n = t * 100 + k
+                category = "convention" if n % 200 == 0 else "fact"
+                items.append(make_item("topic%02d" % t, "Fact number %d of topic %d: service s%d uses port %d." % (n, t, n, 8000 + n),
+                                       stamp % (n // 60 if category == "fact" else 0, n % 60), category=category))
+            write_topic(self.store, "topic%02d" % t, items)
+        if indexed:
+            from memory_core import index
+            with st.StoreLock(str(self.store)):
+                index.refresh_all(str(self.store))
+
+    def test_old_conventions_all_appear_and_no_fact_twice(self):
+        for indexed in (True, False):
+            self.big_store(indexed)
+            code, out = self.load()
+            self.assertEqual(code, 0, out)
+            text = out["context"]
+            for n in range(0, 2000, 200):
+                self.assertEqual(text.count("Fact number %d of topic" % n), 1, (indexed, n))
+            why = dict((w["id"], w["why"]) for w in out["report"]["layers"]["layer1"]["why"])
+            self.assertIn("convention", why[fact_id("topic00", "Fact number 0 of topic 0: service s0 uses port 8000.")])
+            shown = re.findall(r"Fact number (\d+) of topic", text)
+            self.assertEqual(len(shown), len(set(shown)))
+            topics = set(int(n) // 100 for n in shown)
+            self.assertEqual(len(topics), 20)  # coverage: every topic has a say
+
+    def test_a_fact_anchored_to_a_file_just_edited_appears_however_old(self):
+        (self.project / "src").mkdir()
+        (self.project / "src" / "billing.py").write_text("RATE = 1\n", "utf-8")
+        code, out = self.record("Billing rounds half-even in src/billing.py.", "--topic", "ports0",
+                                "--anchor", "src/billing.py")
+        self.assertEqual(code, 0, out)
+        for n in range(40):  # newer facts push it out of the newest
+            code, out = self.record("Service s%d listens on port %d." % (n, 9000 + n), "--topic", "ports%d" % (n % 3))
+            self.assertEqual(code, 0, out)
+        text = self.load("--max-items", "20", "--daily-days", "0")[1]["context"]  # Layer 1 alone
+        self.assertNotIn("half-even", text)
+        (self.project / "src" / "billing.py").write_text("RATE = 2\n", "utf-8")
+        code, out = self.load("--max-items", "20", "--daily-days", "0")
+        self.assertIn("half-even", out["context"])
+        why = [w["why"] for w in out["report"]["layers"]["layer1"]["why"] if w["id"] == fact_id(
+            "ports0", "Billing rounds half-even in src/billing.py.")]
+        self.assertIn("anchored file changed", why[0])
+
+    def test_a_topic_named_in_the_branch_ranks_higher(self):
+        from memory_core import ranking
+        git = self.project / ".git"
+        git.mkdir()
+        (git / "HEAD").write_text("ref: refs/heads/feature/payments-retry\n", "utf-8")
+        self.assertEqual(ranking.branch_words(str(self.project)), frozenset(["feature", "payments", "retry"]))
+        rows = [["2026-01-01T00:%02d:00Z" % (59 - i), "x%d" % i, "fact %d" % i, "", [], "ops"] for i in range(20)]
+        rows.append(["2026-01-01T00:00:00Z", "p1", "old payments fact", "", [], "payments"])
+        ranked = ranking.rank(rows, 3, str(self.project), branch=ranking.branch_words(str(self.project)))
+        self.assertIn("p1", [r[1] for r, _why in ranked])
+        self.assertNotIn("p1", [r[1] for r, _why in ranking.rank(rows, 3, str(self.project))])
+
+
 class Layer3SectionsTest(_support.TempProject):
     """Layer 3 that does not fit is shortened by section: every heading stays, with its first lines
     and a count of what was left out."""

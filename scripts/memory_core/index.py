@@ -25,8 +25,11 @@ from .paths import topic_items_path
 TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
 NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
-NEWEST_HEADER = "memory-3layer layer1-newest v3"
-TOPIC_ENTRY_VERSION = 3  # rows: [stamp, id, fact, flags ("i" inferred, "r" needs review), anchors]
+POOL_EXTRA = 64  # and older decisions, conventions and anchored facts, for ranking (ranking.py)
+COVER_DEPTH = 3  # and in the merged rows, the newest facts of every topic (coverage)
+NEWEST_HEADER = "memory-3layer layer1-newest v4"
+# rows: [stamp, id, fact, flags ("i" inferred, "r" needs review, "d" decision, "c" convention), anchors]
+TOPIC_ENTRY_VERSION = 4
 CLEAN_INDEX = os.path.join(CACHE_DIR, "clean.tsv")
 CLEAN_HEADER = "memory-3layer clean v1"
 
@@ -37,16 +40,32 @@ def _stamp(item):
 
 def _row(item):
     anchors = item.get("anchors") if isinstance(item.get("anchors"), list) else []
-    flags = ("i" if item.get("inferred") else "") + ("r" if item.get("needs_review") else "")
+    flags = ("i" if item.get("inferred") else "") + ("r" if item.get("needs_review") else "") + \
+        {"decision": "d", "convention": "c"}.get(item.get("category"), "")
     return [_stamp(item), str(item.get("id") or ""), item["fact"], flags, anchors]
 
 
+def pooled(rows, depth=LOAD_DEPTH):
+    """Of rows sorted newest first: the depth newest, the COVER_DEPTH newest of every topic (rows
+    merged from several topics name theirs last), and up to POOL_EXTRA older decisions,
+    conventions and anchored facts: what ranking may lift however old (ranking.py)."""
+    out, per_topic, extra = [], {}, 0
+    for position, row in enumerate(rows):
+        topic = row[5] if len(row) > 5 else None
+        per_topic[topic] = per_topic.get(topic, 0) + 1
+        if position < depth or per_topic[topic] <= COVER_DEPTH:
+            out.append(row)
+        elif extra < POOL_EXTRA and (row[4] or "d" in row[3] or "c" in row[3]):
+            out.append(row)
+            extra += 1
+    return out
+
+
 def newest_rows(items, depth=LOAD_DEPTH):
-    """(active count, newest active rows [stamp, id, fact, flags, anchors], newest first)."""
-    import heapq
-    active = [it for it in items if it.get("status", "active") == "active"]
-    rows = heapq.nlargest(depth, (_row(it) for it in active), key=lambda r: (r[0], r[1]))
-    return len(active), rows
+    """(active count, rows [stamp, id, fact, flags, anchors] newest first: pooled())."""
+    active = [_row(it) for it in items if it.get("status", "active") == "active"]
+    active.sort(key=lambda r: (r[0], r[1]), reverse=True)
+    return len(active), pooled(active, depth)
 
 
 # --- per-topic load entries ---------------------------------------------------------------------
@@ -140,8 +159,8 @@ def rebuild_newest(store):
         active += int(entry.get("active", 0))
         deep = deep and int(entry.get("active", 0)) <= LOAD_DEPTH
         lists.append([r + [topic] for r in entry.get("rows", [])])
-    merged = heapq.merge(*lists, key=lambda r: (r[0], r[1]), reverse=True)
-    _write_newest(store, sigs, active, deep, [r for _n, r in zip(range(LOAD_DEPTH), merged)])
+    merged = list(heapq.merge(*lists, key=lambda r: (r[0], r[1]), reverse=True))
+    _write_newest(store, sigs, active, deep, pooled(merged))
 
 
 # --- clean marks -------------------------------------------------------------------------------
@@ -274,7 +293,7 @@ def add_newest(store, topic, old_sig, new_sig, item):
     entry = read_topic_entry(store, topic, old_sig, 0)
     if entry is None:
         return False
-    entry["rows"] = sorted([row] + entry.get("rows", []), key=lambda r: (r[0], r[1]), reverse=True)[:LOAD_DEPTH]
+    entry["rows"] = pooled(sorted([row] + entry.get("rows", []), key=lambda r: (r[0], r[1]), reverse=True))
     entry["active"] = entry.get("active", 0) + 1
     entry["sig"] = new_sig
     _write_topic_entry(store, topic, entry)
@@ -283,7 +302,7 @@ def add_newest(store, topic, old_sig, new_sig, item):
         return False
     sigs, active, deep, rows = found
     sigs[topic] = new_sig
-    rows = sorted([row + [topic]] + rows, key=lambda r: (r[0], r[1]), reverse=True)[:LOAD_DEPTH]
+    rows = pooled(sorted([row + [topic]] + rows, key=lambda r: (r[0], r[1]), reverse=True))
     _write_newest(store, sigs, active + 1, deep and entry["active"] <= LOAD_DEPTH, rows)
     return True
 

@@ -5,7 +5,6 @@ Fairness: the budget is split max-min fair between the layers (a layer that need
 share gives the rest to the others), so a long daily file cannot push every Layer 1 fact out. What a
 layer leaves unused goes back to the pool, in layer order.
 """
-import heapq
 import os
 
 from . import index
@@ -153,7 +152,8 @@ def _layer2_entries(store, days, scan):
     return entries, len(names), len(chosen)
 
 
-def _layer1_entries(store, topics, max_items, notes, scan, root=None):
+def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=frozenset()):
+    """(entries ranked best first, active count, topics read, read from the merged index, {id: why})."""
     root = root or os.path.dirname(store)
     try:
         available = st.list_topics(store)
@@ -165,39 +165,38 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None):
         if unknown:
             notes.append("no such topic: " + ", ".join(unknown))
         available = [t for t in available if t in topics]
-    facts, active_total = [], 0
+    rows, active_total = [], 0  # the pool: [stamp, id, fact, flags, anchors, topic]
     paths = [(topic, topic_items_path(store, topic)) for topic in available]
     merged = None if topics else index.read_newest(store, dict((t, index.signature(p)) for t, p in paths),
                                                    max_items)
     if merged is not None:  # no topic file changed since its last writer indexed it
         active_total, rows = merged
-        facts = [(r[0], r[1], r[5], _row_item(r)) for r in rows[:max_items]]
-        if not index.is_clean(scan.marks, store, index.NEWEST_INDEX):
-            _mask_facts(facts, scan)
-        return _fact_entries(facts, max_items, root), active_total, len(available), True
-    for topic in available:
+    for topic in available if merged is None else ():
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
         entry = index.read_topic_entry(store, topic, index.signature(path), max_items)
         if entry is not None:  # the file is unchanged since its last writer indexed it
             active_total += entry["active"]
-            facts.extend((r[0], r[1], topic, _row_item(r)) for r in entry["rows"])
+            rows.extend(r + [topic] for r in entry["rows"])
             continue
         try:
             _doc, items = st.parse_items(st.read_text(path) or "[]", rel)
         except st.CorruptFile as exc:
             skip(scan.skipped, scan.store, rel, exc)
             continue
-        active = [(str(it.get("updated_at") or it.get("created_at") or ""), str(it.get("id") or ""), topic, it)
-                  for it in items if it.get("status", "active") == "active"]
-        active_total += len(active)
-        # Keep only what can be shown, so memory stays bounded by the largest topic, not the store.
-        facts.extend(heapq.nlargest(max_items, active, key=lambda f: (f[0], f[1])))
-        del items, active
-    facts.sort(key=lambda f: (f[0], f[1]), reverse=True)
-    del facts[max_items:]
-    _mask_facts(facts, scan)
-    return _fact_entries(facts, max_items, root), active_total, len(available), bool(topics) or not available
+        # Keep only what can be ranked, so memory stays bounded by the largest topic, not the store.
+        count, pool = index.newest_rows(items, max(max_items, index.LOAD_DEPTH))
+        active_total += count
+        rows.extend(r + [topic] for r in pool)
+        del items, pool
+    from .ranking import branch_words, rank
+    ranked = rank(rows, max_items, root, confirmed, branch_words(root))
+    facts = [(r[0], r[1], r[5], _row_item(r)) for r, _why in ranked]
+    if merged is None or not index.is_clean(scan.marks, store, index.NEWEST_INDEX):
+        _mask_facts(facts, scan)
+    why = dict((r[1], reasons) for r, reasons in ranked)
+    return (_fact_entries(facts, max_items, root), active_total, len(available),
+            merged is not None or bool(topics) or not available, why)
 
 
 def _mask_facts(facts, scan):
@@ -238,7 +237,7 @@ def _row_item(row):
 
 
 def _fact_entries(facts, max_items, root):
-    """Entries for the newest facts; facts: (stamp, id, topic, item) sorted newest first. A fact
+    """Entries for the ranked facts; facts: (stamp, id, topic, item) best first. A fact
     anchored to a file that changed or disappeared is marked [stale?], and one review flagged is
     marked [needs review], instead of being shown as plain truth."""
     entries = []
@@ -354,7 +353,7 @@ def _fill(entries, chosen, opened, allowance, shown):
 FILL_ORDER = (0, 2, 1)  # Layer 3, Layer 1, Layer 2 (the layers list's order is the output's: 3, 2, 1)
 LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
                 "[Layer 2] recent daily trail (memory/, newest day first)",
-                "[Layer 1] active facts, newest first ([id] -> areas/topics/<topic>/items.json)")
+                "[Layer 1] active facts, most useful first ([id] -> areas/topics/<topic>/items.json)")
 
 
 def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False, notes=()):
@@ -376,8 +375,9 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     layers = [_layer3_entries(store, scan)]
     l2, daily_total, daily_read = _layer2_entries(store, settings["daily_days"], scan)
     layers.append(l2)
-    l1, active_total, topic_count, indexed = _layer1_entries(store, settings.get("topics"), settings["max_items"],
-                                                             report["notes"], scan, root)
+    confirmed = frozenset(i for e in layers[0] for i in e.ids)
+    l1, active_total, topic_count, indexed, why = _layer1_entries(store, settings.get("topics"), settings["max_items"],
+                                                                  report["notes"], scan, root, confirmed)
     layers.append(l1)
     # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
     # maintained store needs (the SessionStart hook then refreshes them).
@@ -429,6 +429,9 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     report["layers"]["layer2"]["daily_files"] = {"read": daily_read, "total": daily_total}
     report["layers"]["layer1"].update({"active_facts": active_total, "topics": topic_count,
                                        "max_items": settings["max_items"]})
+    report["layers"]["layer1"]["why"] = [{"id": i, "why": why.get(i, [])} for e in
+                                         sorted((l1[k] for k in chosen[2] if k < available[2]), key=lambda e: e.order)
+                                         for i in sorted(e.ids)]
     if not any(chosen):
         out.append("(the store is empty: nothing recorded yet)")
     out.append(FENCE_CLOSE)

@@ -1,0 +1,77 @@
+"""Which Layer 1 facts a load shows: ranked, not merely the newest.
+
+A fact's score adds up what makes it worth the room:
+  recency      1 for the newest, 0.5 for the 16th newest of the pool, falling on
+  importance   a decision or a convention; a fact a person confirmed into MEMORY.md whose line
+               there did not fit (a shown one is never repeated)
+  relevance    a file it is anchored to changed (the anchors' hashes say so, no git call); its
+               topic is a word of the branch name (read from .git/HEAD)
+and coverage across topics: each fact already taken from a topic lowers the next one's score, so a
+busy topic cannot fill Layer 1 alone. Every shown fact carries its reasons (the --json report's
+"why"). The pool is what the indexes keep per topic: the newest facts, and older decisions,
+conventions and anchored facts (index.newest_rows).
+"""
+import os
+
+WEIGHTS = {"recency": 1.0, "important": 1.0, "confirmed": 1.5, "anchor_changed": 2.0, "branch": 0.5}
+RECENCY_HALF = 16    # the pool position whose recency counts half
+COVERAGE_STEP = 0.1  # taken off per fact already taken from the same topic
+
+
+def branch_words(root):
+    """The words (3+ characters, lower-case) of the checked-out branch's name, from <root>/.git/HEAD
+    when .git is a folder of the project (a linked worktree's is elsewhere: no words)."""
+    head = os.path.join(root, ".git", "HEAD")
+    try:
+        if os.path.islink(os.path.join(root, ".git")) or not os.path.isfile(head) or os.path.islink(head):
+            return frozenset()
+        with open(head, "rb") as fh:
+            text = fh.read(512).decode("utf-8", "replace").strip()
+    except OSError:
+        return frozenset()
+    if not text.startswith("ref: refs/heads/"):
+        return frozenset()
+    name = text[len("ref: refs/heads/"):].lower()
+    words, word = set(), []
+    for ch in name + "/":
+        if ch.isalnum():
+            word.append(ch)
+        else:
+            if len(word) >= 3:
+                words.add("".join(word))
+            word = []
+    return frozenset(words)
+
+
+def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset()):
+    """[(row, [reasons])] best first, at most limit. rows: [stamp, id, fact, flags, anchors, topic],
+    flags "d" decision, "c" convention (index._row); confirmed: ids a person confirmed into Layer 3
+    that Layer 3 did not show."""
+    from .anchors import stale_anchors
+    ordered = sorted(rows, key=lambda r: (r[0], r[1]), reverse=True)
+    scored = []
+    for position, row in enumerate(ordered):
+        reasons, score = [], WEIGHTS["recency"] / (1.0 + position / float(RECENCY_HALF))
+        if position < RECENCY_HALF:
+            reasons.append("recent")
+        flags = row[3]
+        if "d" in flags or "c" in flags:
+            score += WEIGHTS["important"]
+            reasons.append("decision" if "d" in flags else "convention")
+        if row[1] in confirmed:
+            score += WEIGHTS["confirmed"]
+            reasons.append("confirmed in MEMORY.md, its line not shown there")
+        if row[4] and stale_anchors(root, row[4]):
+            score += WEIGHTS["anchor_changed"]
+            reasons.append("anchored file changed")
+        if row[5] in branch:
+            score += WEIGHTS["branch"]
+            reasons.append("topic matches the branch")
+        scored.append([score, position, row, reasons])
+    taken, per_topic = [], {}
+    while scored and len(taken) < limit:
+        best = max(scored, key=lambda s: (s[0] - COVERAGE_STEP * per_topic.get(s[2][5], 0), -s[1]))
+        scored.remove(best)
+        per_topic[best[2][5]] = per_topic.get(best[2][5], 0) + 1
+        taken.append((best[2], best[3] or ["in the pool"]))
+    return taken
