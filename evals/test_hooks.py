@@ -226,6 +226,42 @@ class PreCompactTest(HookCase):
         self.assertIn("Refactoring auth", ctx["hookSpecificOutput"]["additionalContext"])
 
 
+class UserPromptSubmitTest(HookCase):
+    PROMPT = "Where does the deploy script live? I need to change the rollout order."
+
+    def test_without_the_opt_in_it_answers_nothing_and_logs_why(self):
+        self.assertEqual(self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT)), {})
+        run = self.runs()[-1]
+        self.assertEqual((run["event"], run["outcome"]), ("UserPromptSubmit", "ok"))
+        self.assertIn("not opted in", run["reason"])
+
+    def test_the_relevant_fact_once_a_session_fenced_and_the_prompt_never_stored(self):
+        out = self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT), extra=["--prompt-recall"])
+        context = out["hookSpecificOutput"]["additionalContext"]
+        self.assertEqual(out["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit")
+        self.assertIn("~~~memory-3layer-data\n- [ops-", context)
+        self.assertIn("tools/deploy.sh", context)
+        self.assertLessEqual(len(context), 2000)
+        again = self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT), extra=["--prompt-recall"])
+        self.assertEqual(again, {})  # given already in this session
+        other = self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT, session_id="sess-2"),
+                          extra=["--prompt-recall"])
+        self.assertIn("tools/deploy.sh", other["hookSpecificOutput"]["additionalContext"])
+        for path, data in snapshot(self.store).items():
+            self.assertNotIn(b"rollout order", data, path)  # the prompt is nowhere on disk
+            self.assertNotIn(b"sess-1", data if "prompt-given" in path else b"", path)  # ids under a hash
+
+    def test_nothing_when_nothing_scores_well_and_at_most_2000_characters(self):
+        self.assertEqual(self.hook("UserPromptSubmit", self.payload(prompt="Tell me a joke about zebras"),
+                                   extra=["--prompt-recall"]), {})
+        for n in range(12):
+            self.record("The deploy script step %d runs %s before the rollout" % (n, "migration " * 30), "--topic",
+                        "ops%d" % n)
+        out = self.hook("UserPromptSubmit", self.payload(prompt="deploy script rollout migration step"),
+                        extra=["--prompt-recall"])
+        self.assertLessEqual(len(out["hookSpecificOutput"]["additionalContext"]), 2000)
+
+
 class FailOpenTest(HookCase):
     def test_bad_payloads(self):
         before = self.layers()

@@ -96,6 +96,25 @@ class MergeTest(InstallCase):
         self.assertEqual(text, "node_modules/\n.memory-3layer/state/\n")
 
 
+class PromptRecallInstallTest(InstallCase):
+    def test_the_prompt_hook_only_with_the_flag_kept_by_a_rerun_removed_by_uninstall(self):
+        self.install("--platform", "both")
+        self.assertNotIn("UserPromptSubmit", self.settings()["hooks"])
+        code, out = self.install("--platform", "both", "--with-prompt-recall")
+        self.assertEqual(code, 0, out)
+        claude = self.settings()["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        codex = json.loads((self.project / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
+        self.assertIn("run_hook.py\" UserPromptSubmit --prompt-recall --host claude", claude)
+        self.assertIn("run_hook.py\" UserPromptSubmit --prompt-recall --host codex", codex[0]["hooks"][0]["command"])
+        before = snapshot(self.project)
+        code, out = self.install("--platform", "both")  # a later install keeps the opt-in
+        self.assertEqual((code, out["changed"]), (0, False))
+        self.assertEqual(before, snapshot(self.project))
+        self.install("--platform", "both", "--uninstall")
+        self.assertFalse((self.project / ".claude/settings.json").exists())
+        self.assertFalse((self.project / ".codex").exists())
+
+
 class RefusalTest(InstallCase):
     def assert_refused_untouched(self, *args):
         before = snapshot(self.project)

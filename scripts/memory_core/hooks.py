@@ -3,6 +3,9 @@
   SessionStart  -> the budgeted loader (session state first after compact/resume)
   PostToolUse   -> files the tool touched, into the session state; nothing else from the payload
   PreCompact    -> the minimal recoverable session state
+  UserPromptSubmit -> opt-in (the installer's --with-prompt-recall puts --prompt-recall in the command):
+                   the facts most relevant to the prompt not yet given this session; the prompt is
+                   never stored; without the opt-in, {}
 
 Nothing from tool_input or tool_response ever becomes a fact: PostToolUse reads only file paths
 from tool_input, and no handler calls the recorder.
@@ -13,7 +16,7 @@ import time
 from . import fastjson
 from .paths import StoreError, resolve_store, state_path
 
-EVENTS = ("SessionStart", "PostToolUse", "PreCompact")
+EVENTS = ("SessionStart", "PostToolUse", "PreCompact", "UserPromptSubmit")
 HOSTS = ("claude", "codex", "manual")
 CONTEXT_CAP = 9500          # hosts cap injected context at 10,000 characters; stay under with margin
 MAX_PAYLOAD = 10 * 1024 * 1024
@@ -36,7 +39,9 @@ def parse_argv(argv):
     event, options, rest = None, {}, list(argv)
     while rest:
         arg = rest.pop(0)
-        if arg in ("--host", "--project-dir") and rest:
+        if arg == "--prompt-recall":
+            options["prompt_recall"] = True
+        elif arg in ("--host", "--project-dir") and rest:
             options[arg[2:].replace("-", "_")] = rest.pop(0)
         elif arg.startswith(("--host=", "--project-dir=")):
             key, value = arg[2:].split("=", 1)
@@ -68,7 +73,8 @@ def main(argv, usage):
             raise Skip("no event given (expected one of %s)" % ", ".join(EVENTS))
         if event not in EVENTS:
             raise Skip("unknown event %r (expected %s)" % (event[:40], ", ".join(EVENTS)))
-        out, store = handle(event, host, payload, os.environ, options.get("project_dir"))
+        out, store = handle(event, host, payload, os.environ, options.get("project_dir"),
+                            options.get("prompt_recall", False))
     except NoStore:
         out = {}  # no store here: hooks never create one, so they stay silent and write nothing
     except BaseException as exc:  # fail open: whatever happened, the host gets valid JSON and exit 0
@@ -77,6 +83,8 @@ def main(argv, usage):
         out = {"systemMessage": "memory-3layer: %s %s: %s" % (display((event or "hook")[:40]), outcome, reason)}
         if store is None:
             store = _store_for_log(host, payload, options)
+    if event == "UserPromptSubmit" and outcome == "ok" and not options.get("prompt_recall"):
+        reason = "prompt recall not opted in (install_hooks.py --with-prompt-recall)"
     problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id)
     if problem:  # a linked log is named, never written through
         out["systemMessage"] = ((out.get("systemMessage") or "memory-3layer:") + " " + display(problem))[:1000]
@@ -166,9 +174,11 @@ def installed_project():
     return None
 
 
-def handle(event, host, payload, env, project_dir=None):
+def handle(event, host, payload, env, project_dir=None, prompt_recall=False):
     """Run one event; returns the JSON object to print. Raises Skip or StoreError to fail open."""
     root, store = project_for(host, payload, env, project_dir)
+    if event == "UserPromptSubmit":
+        return (user_prompt_submit(store, payload) if prompt_recall else {}), store
     if event == "SessionStart":
         return session_start(root, store, host, payload, env), store
     if event == "PostToolUse":
@@ -314,6 +324,60 @@ def pre_compact(root, store, host, payload):
         save_compaction(store, session_id, host, trigger, st.utc_now(), last_request=request,
                         extra_patterns=extra_secret_patterns(config))
     return {"systemMessage": display("memory-3layer: " + "; ".join(notes))} if notes else {}
+
+
+PROMPT_CAP = 2000       # characters a prompt's recall may add
+PROMPT_FACTS = 5        # facts at most
+PROMPT_GIVEN_DIR = os.path.join("state", "cache", "prompt-given")  # per session, by a hash of its id
+
+
+def user_prompt_submit(store, payload):
+    """The facts most relevant to the prompt that this hook has not given in this session, at most
+    PROMPT_FACTS and PROMPT_CAP characters, masked and fenced; {} when none scores well (shares a
+    tool, family or concept with the prompt, or two words, and scores at least half the best). The
+    prompt is never written anywhere; the ids given are, under a hash of the session id."""
+    from . import recall
+    prompt = _text(payload, "prompt")
+    if not prompt.strip():
+        return {}
+    found = recall.search(store, prompt[:4000], PROMPT_FACTS * 3)
+    best = max([f["by_keys"] for f in found] or [0.0])
+    found = [f for f in found if f["by_keys"] >= best / 2 and
+             (len(f["keys"]) >= 2 or any(k.startswith(("F:", "E:", "C:")) for k in f["keys"]))]
+    given_path = _given_path(store, _text(payload, "session_id"))
+    given = _read_given(store, given_path)
+    found = [f for f in found if f["id"] not in given][:PROMPT_FACTS]
+    if not found:
+        return {}
+    from .config import extra_secret_patterns, read_config
+    config, _notes = read_config(store)
+    text = recall.render(found, extra_secret_patterns(config), "relevant to this prompt", limit=PROMPT_CAP)
+    shown = [f["id"] for f in found if "[%s]" % f["id"] in text]
+    if given_path:
+        _write_given(store, given_path, sorted(given | set(shown)))
+    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+
+
+def _given_path(store, session_id):
+    if not session_id:
+        return None
+    import hashlib
+    return os.path.join(PROMPT_GIVEN_DIR, hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32] + ".txt")
+
+
+def _read_given(store, rel):
+    from .cache_files import read_cache
+    text = read_cache(store, rel) if rel else None
+    return set(text.split()) if text else set()
+
+
+def _write_given(store, rel, ids):
+    from .cache_files import write_cache
+    from .safefs import UnsafePath
+    try:
+        write_cache(store, rel, ("\n".join(ids) + "\n").encode("utf-8"))
+    except (OSError, StoreError, UnsafePath):
+        pass  # not remembered: the same facts may be given again, nothing worse
 
 
 def log_run(store, host, event, outcome, reason, started, session_id=None):

@@ -25,6 +25,8 @@ SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__
 # (event, matcher or None, timeout seconds)
 EVENTS = (("SessionStart", "startup|resume|clear|compact", 30), ("PostToolUse", None, 10),
           ("PreCompact", "manual|auto", 30))
+# opt-in (--with-prompt-recall): the facts relevant to each prompt; kept by a later install, removed by uninstall
+PROMPT_RECALL = ("UserPromptSubmit --prompt-recall", None, 10)
 
 
 class Host(object):
@@ -60,14 +62,14 @@ def is_ours(handler):
         and RUN_HOOK_TAIL in handler["command"]
 
 
-def our_groups(host):
+def our_groups(host, prompt_recall=False):
     groups = []
-    for event, matcher, timeout in EVENTS:
+    for event, matcher, timeout in EVENTS + ((PROMPT_RECALL,) if prompt_recall else ()):
         group = {}
         if matcher:
             group["matcher"] = matcher
         group["hooks"] = [{"type": "command", "command": host.command(event), "timeout": timeout}]
-        groups.append((event, group))
+        groups.append((event.split(" ")[0], group))
     return groups
 
 
@@ -104,11 +106,11 @@ def _indent_of(text):
     return 2
 
 
-def merged_config(data, host):
+def merged_config(data, host, prompt_recall=False):
     """A copy of data with our groups added (once); foreign content keeps its order."""
     out = json.loads(json.dumps(data))
     hooks = out.setdefault("hooks", {})
-    for event, group in our_groups(host):
+    for event, group in our_groups(host, prompt_recall):
         groups = hooks.setdefault(event, [])
         wanted = group["hooks"][0]
         present = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if is_ours(h)]
@@ -228,7 +230,7 @@ def copy_skill(target):
 
 # --- the whole job -----------------------------------------------------------------------------
 
-def plan(root, platform, uninstall):
+def plan(root, platform, uninstall, prompt_recall=False):
     """What to do, as a list of steps; nothing is written. Raises StoreError on a refusal."""
     hosts = [HOSTS[p] for p in (("claude", "codex") if platform == "both" else (platform,)) if p in HOSTS]
     steps = []
@@ -236,7 +238,7 @@ def plan(root, platform, uninstall):
         target = os.path.join(root, host.skill_dir)
         config_path = os.path.join(root, host.config)
         data, text, indent = read_config(config_path)
-        new = stripped_config(data) if uninstall else merged_config(data, host)
+        new = stripped_config(data) if uninstall else merged_config(data, host, prompt_recall)
         if uninstall and new == {} and data != {}:
             steps.append(("remove-config", host.config, data, text))  # it held only our hooks
         elif new != data or (text is None and not uninstall):

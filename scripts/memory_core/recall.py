@@ -29,7 +29,7 @@ def _by_keys(topics, keys, include_superseded):
     fact's keys are a set of a few, so BM25's term frequency and length terms are 1: a shared key
     counts its inverse document frequency."""
     total = sum(len(k.active) for _t, k, _l in topics) or 1
-    scores = {}
+    scores, shared = {}, {}
     for key in set(keys):
         rows = [(topic, k, k.rows(key)) for topic, k, _l in topics]
         holding = sum(len(r) for _t, _k, r in rows)
@@ -40,7 +40,8 @@ def _by_keys(topics, keys, include_superseded):
             for row in found:
                 if include_superseded or topic_keys.active[row] == "A":
                     scores[(topic, row)] = scores.get((topic, row), 0.0) + weight
-    return scores
+                    shared.setdefault((topic, row), []).append(key)
+    return scores, shared
 
 
 def _query_keys(query):
@@ -147,7 +148,7 @@ def search(store, query, limit=5, include_superseded=False, write=False):
         found = matching.topic_keys(store, topic, write)
         if found is not None:
             topics.append((topic,) + found)
-    scores = _by_keys(topics, keys, include_superseded)
+    scores, shared = _by_keys(topics, keys, include_superseded)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     strongest = ranked[:RERANK]
     held = set(k for k, _s in strongest)
@@ -181,7 +182,8 @@ def search(store, query, limit=5, include_superseded=False, write=False):
                       + WEIGHTS["value"] * _same_value(parsed_query.values, parsed.values))
         active = loaders[topic][0].active[row] == "A"
         found.append({"id": item_id, "fact": text, "topic": topic, "score": round(score, 4),
-                      "status": "active" if active else "superseded"})
+                      "status": "active" if active else "superseded",
+                      "keys": sorted(shared.get((topic, row), ())), "by_keys": by_keys})
     found.sort(key=lambda f: (-f["score"], f["topic"], f["id"]))
     return found[:limit]
 
@@ -208,27 +210,38 @@ def _replacements(store, found):
 def answer(store, query, limit, include_superseded=False, extra_patterns=()):
     """(results, text): search() masked (a secret in a fact is never shown) with the replacements of
     superseded facts, and the same as one fenced data block, a line per result."""
+    found = search(store, query, limit, include_superseded)
+    for f in found:
+        del f["keys"], f["by_keys"]
+    _replacements(store, found)
+    text = render(found, extra_patterns)
+    return found, text
+
+
+def render(found, extra_patterns=(), what="for the query", limit=None):
+    """The results masked (in place: a secret in a fact is never shown) as one fenced data block, a
+    line per result; with limit, as many whole lines as fit in limit characters."""
     from .redaction import mask_secrets
     from .rendering import DATA_NOTE, FENCE_CLOSE, FENCE_OPEN, escape_controls, one_line
-    found = search(store, query, limit, include_superseded)
-    _replacements(store, found)
     masked = 0
     for f in found:
         for holder in (f, f.get("superseded_by") or {}):
             if holder.get("fact"):
                 holder["fact"], hits = mask_secrets(holder["fact"], extra_patterns)
                 masked += len(hits)
-    lines = ["# Project memory recall (memory-3layer): %d fact(s) for the query, best first" % len(found),
-             DATA_NOTE, FENCE_OPEN]
+    lines = []
     for f in found:
         line = "- [%s] (%s, %.3f) %s" % (f["id"], f["topic"], f["score"], f["fact"])
         if f["status"] == "superseded":
             by = f.get("superseded_by") or {}
             line += " [superseded by %s%s]" % (by.get("id") or "?", ": " + by["fact"] if by.get("fact") else "")
         lines.append(escape_controls(one_line(line)))
-    if not found:
-        lines.append("(no fact shares a word, tool or concept with the query)")
-    lines.append(FENCE_CLOSE)
-    if masked:
-        lines.append("[memory-3layer] masked %d secret(s) found in facts." % masked)
-    return found, "\n".join(lines)
+    tail = [FENCE_CLOSE] + (["[memory-3layer] masked %d secret(s) found in facts." % masked] if masked else [])
+
+    def block(lines_):
+        head = "# Project memory recall (memory-3layer): %d fact(s) %s, best first" % (len(lines_), what)
+        body = lines_ or ["(no fact shares a word, tool or concept with the query)"]
+        return "\n".join([head, DATA_NOTE, FENCE_OPEN] + body + tail)
+    while limit and lines and len(block(lines)) > limit:
+        lines.pop()
+    return block(lines)
