@@ -333,8 +333,9 @@ def run_project_script(script, *args, home, timeout=60):
                        scratch_env(home), timeout=timeout)
 
 
-def install_hooks(project, platform, home):
-    res = run_project_script(INSTALLER, "--project-dir", project, "--platform", platform, "--json", home=home)
+def install_hooks(project, platform, home, *flags):
+    """install_hooks.py, with any extra flags (--with-prompt-recall)."""
+    res = run_project_script(INSTALLER, "--project-dir", project, "--platform", platform, "--json", *flags, home=home)
     if res.returncode != 0:
         raise AssertionError("install_hooks.py failed:\n" + res.describe())
     return json.loads(res.stdout)

@@ -95,6 +95,25 @@ class ClaudeCodeSessionStartTest(ClaudeCodeProject):
         self.assertIn(self.fact, fake_api.text_of(body.get("messages")))
 
 
+class ClaudeCodePromptRecallTest(ClaudeCodeProject):
+    """The opt-in UserPromptSubmit hook: the fact relevant to the prompt reaches the model as its context."""
+
+    def test_the_prompt_hook_runs_and_its_fact_reaches_the_model(self):
+        hosts.install_hooks(self.project, "claude", self.home, "--with-prompt-recall")
+        res, out = self.claude("How are release builds labelled in the changelog?")
+        prompts = [r for r in self.runs("UserPromptSubmit") if r.get("host") == "claude"]
+        self.assertTrue(prompts, "no UserPromptSubmit line for host claude" + self.context())
+        self.assertEqual(prompts[-1].get("outcome"), "ok", prompts[-1])
+        self.assertNotIn("reason", prompts[-1])  # opted in: it answered
+        self.assertEqual(prompts[-1].get("session_id"), out.get("session_id"))
+        hits = [b for b in self.api.bodies() if "relevant to this prompt" in b]
+        self.assertTrue(hits, "the prompt recall never reached the model" + self.context())
+        text = fake_api.text_of(json.loads(hits[0]).get("messages"))
+        self.assertIn("UserPromptSubmit hook additional context", text)
+        recall = text[text.index("relevant to this prompt"):]
+        self.assertIn(self.marker, recall)
+
+
 class ClaudeCodeToolAndCompactTest(ClaudeCodeProject):
     def _write_turn(self, session_id):
         res, out = self.claude("please write the note", "--resume", session_id, "--allowedTools", "Write")

@@ -84,6 +84,25 @@ class CodexProject(unittest.TestCase):
         return out
 
 
+class CodexPromptRecallTest(CodexProject):
+    """The opt-in UserPromptSubmit hook, with both trusts: the relevant fact reaches the model."""
+
+    def test_the_prompt_hook_runs_and_its_fact_reaches_the_model(self):
+        hosts.install_hooks(self.project, "codex", self.home, "--with-prompt-recall")
+        self.trust_project()
+        entries = hosts.codex_trust_hooks(self.project, self.home)
+        self.assertEqual(len(entries), 4, entries)
+        before = self.api.mark()
+        res = self.codex("How are release builds labelled in the changelog?", "--json")
+        prompts = [r for r in self.runs("UserPromptSubmit") if r.get("host") == "codex"]
+        self.assertTrue(prompts, "no UserPromptSubmit line for host codex" + self.context(res))
+        self.assertEqual(prompts[-1].get("outcome"), "ok", prompts[-1])
+        self.assertNotIn("reason", prompts[-1])
+        recalls = [t for t in self.developer_texts(before) if "relevant to this prompt" in t]
+        self.assertTrue(recalls, "the prompt recall never reached the model" + self.context(res))
+        self.assertIn(self.marker, recalls[0])
+
+
 class CodexSessionStartTest(CodexProject):
     def test_installed_hooks_json_holds_the_three_hooks(self):
         config = json.loads(self.hooks_json.read_text())
