@@ -416,9 +416,9 @@ def _record_typical_argv(ctx):
             "--force-surface", "--fact", ctx.new_fact()]
 
 
-def _hook_argv(event):
+def _hook_argv(event, *flags):
     def argv(ctx):
-        return [ctx.python, ctx.script("run_hook.py"), event, "--host", "claude"]
+        return [ctx.python, ctx.script("run_hook.py"), event, "--host", "claude"] + list(flags)
     return argv
 
 
@@ -497,6 +497,9 @@ BENCHES = [
           note="run_hook.py PreCompact: the minimal session state saved"),
     Bench("query", "time", _query_argv, 2.5, prepare=warm_caches,
           note="load_memory.py --query, 5 results as JSON, derived caches current"),
+    Bench("hook_user_prompt_submit", "time", _hook_argv("UserPromptSubmit", "--prompt-recall"), 2.5,
+          prepare=warm_caches, stdin=_hook_payload("UserPromptSubmit", prompt="which timeout do the retries use?"),
+          note="run_hook.py UserPromptSubmit, opted in: the prompt's recall, caches current"),
     Bench("load_peak_rss", "rss", _load_argv, 40.0, prepare=warm_caches,
           note="peak RSS of one load_memory.py run, caches current"),
     Bench("load_cold", "time", _load_argv, None, prepare=drop_caches,
