@@ -243,6 +243,22 @@ class RankingTest(_support.TempProject):
         self.assertIn("p1", [r[1] for r, _why in ranked])
         self.assertNotIn("p1", [r[1] for r, _why in ranking.rank(rows, 3, str(self.project))])
 
+    def test_a_file_or_topic_touched_this_session_ranks_higher(self):
+        from memory_core import ranking
+        rows = [["2026-01-01T00:%02d:00Z" % (59 - i), "x%d" % i, "fact %d" % i, "", [], "ops"] for i in range(20)]
+        from memory_core.anchors import make_anchors
+        (self.project / "src").mkdir()
+        (self.project / "src" / "app.py").write_text("x = 1\n", "utf-8")
+        anchors = make_anchors(str(self.project), str(self.store), ["src/app.py"])  # unchanged since
+        rows.append(["2026-01-01T00:00:00Z", "a1", "old anchored fact", "", anchors, "ops"])
+        rows.append(["2026-01-01T00:00:00Z", "p1", "old payments fact", "", [], "payments"])
+        plain = [r[1] for r, _why in ranking.rank(rows, 3, str(self.project))]
+        self.assertFalse({"a1", "p1"} & set(plain))
+        ranked = dict((r[1], why) for r, why in ranking.rank(rows, 3, str(self.project),
+                                                             touched=frozenset(["src/app.py", "payments/api.py"])))
+        self.assertIn("anchored file touched this session", ranked["a1"])
+        self.assertIn("topic matches a path touched this session", ranked["p1"])
+
 
 class Layer3SectionsTest(_support.TempProject):
     """Layer 3 that does not fit is shortened by section: every heading stays, with its first lines

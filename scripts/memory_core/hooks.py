@@ -226,7 +226,12 @@ def session_start(root, store, host, payload, env):
         from .session import preamble as session_preamble
         preamble = session_preamble(store, _text(payload, "session_id"))
     patterns = extra_secret_patterns(config)
-    text, report = load_context(root, store, settings, preamble=preamble, extra_patterns=patterns, notes=notes)
+    touched = ()
+    if _text(payload, "session_id") and _text(payload, "source") in ("compact", "resume"):
+        from .session import files_touched
+        touched = files_touched(store, _text(payload, "session_id"))
+    text, report = load_context(root, store, settings, preamble=preamble, extra_patterns=patterns, notes=notes,
+                                touched=touched)
     if report.get("stale"):
         _warm_indexes(store, patterns)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}

@@ -152,7 +152,7 @@ def _layer2_entries(store, days, scan):
     return entries, len(names), len(chosen)
 
 
-def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=frozenset()):
+def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=frozenset(), touched=()):
     """(entries ranked best first, active count, topics read, read from the merged index, {id: why})."""
     root = root or os.path.dirname(store)
     try:
@@ -190,7 +190,7 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=
         rows.extend(r + [topic] for r in pool)
         del items, pool
     from .ranking import branch_words, rank
-    ranked = rank(rows, max_items, root, confirmed, branch_words(root))
+    ranked = rank(rows, max_items, root, confirmed, branch_words(root), frozenset(touched))
     facts = [(r[0], r[1], r[5], _row_item(r)) for r, _why in ranked]
     if merged is None or not index.is_clean(scan.marks, store, index.NEWEST_INDEX):
         _mask_facts(facts, scan)
@@ -356,8 +356,9 @@ LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
                 "[Layer 1] active facts, most useful first ([id] -> areas/topics/<topic>/items.json)")
 
 
-def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False, notes=()):
-    """Return (text, report). settings: max_chars, max_items, daily_days, topics. With structured,
+def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False, notes=(), touched=()):
+    """Return (text, report). settings: max_chars, max_items, daily_days, topics; touched: the paths
+    this session touched (ranking.py). With structured,
     the first value is the same selection as {layer: [{"text", "source", "group"}]} instead."""
     max_chars = settings["max_chars"]
     store_rel = os.path.relpath(store, root)
@@ -377,7 +378,8 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     layers.append(l2)
     confirmed = frozenset(i for e in layers[0] for i in e.ids)
     l1, active_total, topic_count, indexed, why = _layer1_entries(store, settings.get("topics"), settings["max_items"],
-                                                                  report["notes"], scan, root, confirmed)
+                                                                  report["notes"], scan, root, confirmed,
+                                                                  touched)
     layers.append(l1)
     # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
     # maintained store needs (the SessionStart hook then refreshes them).

@@ -4,8 +4,9 @@ A fact's score adds up what makes it worth the room:
   recency      1 for the newest, 0.5 for the 16th newest of the pool, falling on
   importance   a decision or a convention; a fact a person confirmed into MEMORY.md whose line
                there did not fit (a shown one is never repeated)
-  relevance    a file it is anchored to changed (the anchors' hashes say so, no git call); its
-               topic is a word of the branch name (read from .git/HEAD)
+  relevance    a file it is anchored to changed (the anchors' hashes say so, no git call) or was
+               touched in this session (after a compaction or resume: PostToolUse's record); its
+               topic is a word of the branch name (read from .git/HEAD) or of a path touched
 and coverage across topics: each fact already taken from a topic lowers the next one's score, so a
 busy topic cannot fill Layer 1 alone. Every shown fact carries its reasons (the --json report's
 "why"). The pool is what the indexes keep per topic: the newest facts, and older decisions,
@@ -31,22 +32,29 @@ def branch_words(root):
         return frozenset()
     if not text.startswith("ref: refs/heads/"):
         return frozenset()
-    name = text[len("ref: refs/heads/"):].lower()
-    words, word = set(), []
-    for ch in name + "/":
-        if ch.isalnum():
-            word.append(ch)
-        else:
-            if len(word) >= 3:
-                words.add("".join(word))
-            word = []
+    return path_words([text[len("ref: refs/heads/"):]])
+
+
+def path_words(paths):
+    """The words (3+ characters, lower-case) of some project-relative paths."""
+    words = set()
+    for path in paths:
+        word = []
+        for ch in path.lower() + "/":
+            if ch.isalnum():
+                word.append(ch)
+            else:
+                if len(word) >= 3:
+                    words.add("".join(word))
+                word = []
     return frozenset(words)
 
 
-def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset()):
+def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset(), touched=frozenset()):
     """[(row, [reasons])] best first, at most limit. rows: [stamp, id, fact, flags, anchors, topic],
     flags "d" decision, "c" convention (index._row); confirmed: ids a person confirmed into Layer 3
-    that Layer 3 did not show."""
+    that Layer 3 did not show; branch: branch_words(); touched: the paths this session touched."""
+    touched_words = path_words(touched)
     from .anchors import stale_anchors
     ordered = sorted(rows, key=lambda r: (r[0], r[1]), reverse=True)
     scored = []
@@ -64,9 +72,15 @@ def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset()):
         if row[4] and stale_anchors(root, row[4]):
             score += WEIGHTS["anchor_changed"]
             reasons.append("anchored file changed")
+        elif row[4] and touched and any(isinstance(a, dict) and a.get("path") in touched for a in row[4]):
+            score += WEIGHTS["anchor_changed"]
+            reasons.append("anchored file touched this session")
         if row[5] in branch:
             score += WEIGHTS["branch"]
             reasons.append("topic matches the branch")
+        elif row[5] in touched_words:
+            score += WEIGHTS["branch"]
+            reasons.append("topic matches a path touched this session")
         scored.append([score, position, row, reasons])
     taken, per_topic = [], {}
     while scored and len(taken) < limit:
