@@ -17,6 +17,7 @@ from . import index, judgement, matching
 from . import store as st
 
 RERANK = 60  # the strongest by keys that are read and scored with their wording
+EXPANDED_WEIGHT = 0.5  # of a key a synonym of a query word brings (data/recall_vocab.json "synonyms")
 WEIGHTS = {"keys": 1.0, "likeness": 0.8, "tool": 0.3, "value": 0.3, "topic": 0.2}
 
 
@@ -24,18 +25,18 @@ def _idf(total, holding):
     return math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
 
 
-def _by_keys(topics, keys, include_superseded):
+def _by_keys(topics, keys, include_superseded, expanded=()):
     """{(topic, row): BM25 score over the shared keys}; topics: [(topic, JudgementKeys, loader)]. A
     fact's keys are a set of a few, so BM25's term frequency and length terms are 1: a shared key
-    counts its inverse document frequency."""
+    counts its inverse document frequency (EXPANDED_WEIGHT of it for a key of expanded, a synonym's)."""
     total = sum(len(k.active) for _t, k, _l in topics) or 1
     scores, shared = {}, {}
-    for key in set(keys):
+    for key in set(keys) | set(expanded):
         rows = [(topic, k, k.rows(key)) for topic, k, _l in topics]
         holding = sum(len(r) for _t, _k, r in rows)
         if not holding:
             continue
-        weight = _idf(total, holding)
+        weight = _idf(total, holding) * (EXPANDED_WEIGHT if key in expanded and key not in keys else 1.0)
         for topic, topic_keys, found in rows:
             for row in found:
                 if include_superseded or topic_keys.active[row] == "A":
@@ -50,20 +51,44 @@ def _query_keys(query):
     "which package manager" asks for the fact that names pnpm (the concept is "C:package_manager",
     the fact's key "F:package_manager")."""
     from . import vocabulary
-    asking, asking_zh = _question_words()
+    asking, asking_zh, synonyms = _recall_vocab()
+    low = query.lower()
     for word in asking_zh:
         query = query.replace(word, " ")
     keys = [k for k in judgement.fact_keys(query) if k not in asking]
     families = vocabulary.vocab()["family_names"]
-    return keys + ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families
-                   and "F:" + k[2:] not in keys]
+    keys += ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families and "F:" + k[2:] not in keys]
+    expanded = []  # the keys of the other members of a synonym group the query uses
+    for group in synonyms:
+        if any(_holds(low, word) for word in group):
+            for word in group:
+                if not _holds(low, word):
+                    expanded.extend(k for k in judgement.fact_keys(word) if k not in keys and k not in expanded)
+    return keys, expanded
+
+
+def _holds(text, word):
+    """Whether lower-case text holds the word or phrase (whole words for ASCII, anywhere for Chinese)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if not word.isascii() or ((at == 0 or not _word_char(text[at - 1]))
+                                  and (end == len(text) or not _word_char(text[end]))):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _word_char(ch):
+    return ch.isalnum() or ch in "_-"
 
 
 _QUESTION_WORDS = []
 
 
-def _question_words():
-    """({"W:when", ...}, the Chinese question words, longest first) from data/recall_vocab.json."""
+def _recall_vocab():
+    """({"W:when", ...}, the Chinese question words longest first, [synonym groups]) from
+    data/recall_vocab.json."""
     if not _QUESTION_WORDS:
         import json
         import os
@@ -73,7 +98,8 @@ def _question_words():
             raw = json.load(fh)
         _QUESTION_WORDS.append(frozenset("W:" + stem(w) for w in raw["question_words"]))
         _QUESTION_WORDS.append(tuple(sorted(raw["question_words_zh"], key=lambda w: (-len(w), w))))
-    return _QUESTION_WORDS[0], _QUESTION_WORDS[1]
+        _QUESTION_WORDS.append([[w.lower() for w in group] for group in raw["synonyms"]])
+    return _QUESTION_WORDS[0], _QUESTION_WORDS[1], _QUESTION_WORDS[2]
 
 
 FUZZY = 20  # candidates found by wording alone (rapidfuzz), beside the strongest by keys
@@ -141,15 +167,15 @@ def search(store, query, limit=5, include_superseded=False, write=False):
     the superseded ones with include_superseded) that share a key with the query. Reads the dedup
     indexes; a stale one is computed in memory, and written only when write (a writer's call)."""
     from . import facts
-    keys = _query_keys(query)
-    if not keys or limit <= 0:
+    keys, expanded = _query_keys(query)
+    if not (keys or expanded) or limit <= 0:
         return []
     topics = []
     for topic in st.list_topics(store):
         found = matching.topic_keys(store, topic, write)
         if found is not None:
             topics.append((topic,) + found)
-    scores, shared = _by_keys(topics, keys, include_superseded)
+    scores, shared = _by_keys(topics, keys, include_superseded, expanded)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     strongest = ranked[:RERANK]
     held = set(k for k, _s in strongest)
