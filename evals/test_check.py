@@ -239,6 +239,23 @@ class AdapterRuntimeTest(CheckCase):
         self.assertTrue(any("/compact" in step for step in out["next"]))
         self.assertIn("verified: last ok run %s" % runs[-1]["time"], self.text()[1])
 
+    def test_the_prompt_hook_is_checked_only_where_opted_in_and_a_silent_run_verifies_nothing(self):
+        self.install("claude")
+        code, out = self.check()
+        self.assertNotIn("UserPromptSubmit", out["adapter_status"]["hosts"]["claude"]["events"])
+        self.assertNotIn("UserPromptSubmit", out["runtime_status"]["hosts"]["claude"])
+        code, done = run_json("install_hooks.py", "--project-dir", self.project, "--platform", "claude",
+                              "--with-prompt-recall", env=self.env())
+        self.assertEqual(code, 0, done)
+        payload = json.dumps({"session_id": "s1", "cwd": str(self.project), "prompt": "anything"}).encode()
+        run_script("run_hook.py", "UserPromptSubmit", "--host", "claude", input=payload)  # no opt-in flag
+        code, out = self.check()
+        self.assertEqual(out["adapter_status"]["hosts"]["claude"]["events"]["UserPromptSubmit"], "configured")
+        self.assertEqual(out["runtime_status"]["hosts"]["claude"]["UserPromptSubmit"]["status"], "failing")
+        run_script("run_hook.py", "UserPromptSubmit", "--host", "claude", "--prompt-recall", input=payload)
+        code, out = self.check()
+        self.assertEqual(out["runtime_status"]["hosts"]["claude"]["UserPromptSubmit"]["status"], "verified")
+
     def test_skipped_run_is_not_verified_and_missing_script_is_a_finding(self):
         self.install("claude")
         line = {"time": "2026-01-02T03:04:05Z", "host": "claude", "event": "SessionStart", "outcome": "error",

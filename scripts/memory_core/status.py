@@ -32,10 +32,12 @@ _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 RUN_STEPS = {
     "claude": {"SessionStart": "start a new Claude Code session in this project (`claude` in %s)",
                "PostToolUse": "in a Claude Code session in this project, let the agent run any tool (read or edit a file)",
-               "PreCompact": "run /compact in a Claude Code session in this project (or let it auto-compact)"},
+               "PreCompact": "run /compact in a Claude Code session in this project (or let it auto-compact)",
+               "UserPromptSubmit": "send a prompt that names something the memory holds, in a Claude Code session here"},
     "codex": {"SessionStart": "start a new Codex session in this project (`codex` in %s)",
               "PostToolUse": "in a Codex session in this project, let the agent run any tool (a shell command or a patch)",
-              "PreCompact": "run /compact in a Codex session in this project (or let it auto-compact)"},
+              "PreCompact": "run /compact in a Codex session in this project (or let it auto-compact)",
+              "UserPromptSubmit": "send a prompt that names something the memory holds, in a Codex session here"},
 }
 
 
@@ -443,7 +445,8 @@ def adapter_status(root, env):
             entries.append(entry("info", name, "%s: no memory-3layer handler in %s" % (what, host.config),
                                  "python3 hooks/install_hooks.py --project-dir %s --platform %s" % (root, name)))
             continue
-        for event, _matcher, _timeout in install.EVENTS:
+        info["event_names"] = _event_names(handlers)
+        for event in info["event_names"]:
             mine = [h for h in handlers if h[0] == event]
             if not mine:
                 info["events"][event] = "missing"
@@ -523,9 +526,10 @@ def runtime_status(root, store, adapters):
                 trust_first.append("trust the project (start `codex` in %s and accept the prompt)" % root)
             if any(s != "trusted" for s in trust["hooks"].values()):
                 trust_first.append("trust the hooks (Codex TUI: /hooks)")
-        for event, _m, _t in install.EVENTS:
+        for event in info.get("event_names") or [e for e, _m, _t in install.EVENTS]:
             ev_runs = [r for r in mine if r.get("event") == event]
-            ok = [r for r in ev_runs if r.get("outcome") == "ok"]
+            # a prompt hook run without the opt-in answered nothing: no evidence that the recall runs
+            ok = [r for r in ev_runs if r.get("outcome") == "ok" and "not opted in" not in str(r.get("reason", ""))]
             if ok:
                 last = max(str(r.get("time")) for r in ok)
                 latest = max(ev_runs, key=lambda r: str(r.get("time")))
@@ -563,6 +567,12 @@ def runtime_status(root, store, adapters):
     if bad:
         entries.append(entry("info", rel_log, "%d lines that are not JSON were ignored" % bad))
     return {"status": _summary(entries), "hosts": hosts, "entries": entries}
+
+
+def _event_names(handlers):
+    """The events our hooks should handle: the installer's, and UserPromptSubmit where it was opted in."""
+    names = [e for e, _m, _t in install.EVENTS]
+    return names + ["UserPromptSubmit"] if any(h[0] == "UserPromptSubmit" for h in handlers) else names
 
 
 # --- the whole report --------------------------------------------------------------------------
