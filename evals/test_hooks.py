@@ -251,6 +251,20 @@ class UserPromptSubmitTest(HookCase):
             self.assertNotIn(b"rollout order", data, path)  # the prompt is nowhere on disk
             self.assertNotIn(b"sess-1", data if "prompt-given" in path else b"", path)  # ids under a hash
 
+    def test_the_lists_of_given_facts_are_bounded(self):
+        from memory_core import hooks
+        folder = self.store / "state" / "cache" / "prompt-given"
+        folder.mkdir(parents=True)
+        for n in range(hooks.PROMPT_GIVEN_KEEP + 5):
+            (folder / ("old%03d.txt" % n)).write_text("x\n", "utf-8")
+            os.utime(str(folder / ("old%03d.txt" % n)), (1000000 + n, 1000000 + n))
+        self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT), extra=["--prompt-recall"])
+        names = sorted(p.name for p in folder.iterdir())
+        self.assertEqual(len(names), hooks.PROMPT_GIVEN_KEEP)
+        self.assertNotIn("old000.txt", names)  # the oldest went first
+        self.assertNotIn("old005.txt", names)
+        self.assertIn("old006.txt", names)
+
     def test_nothing_when_nothing_scores_well_and_at_most_2000_characters(self):
         self.assertEqual(self.hook("UserPromptSubmit", self.payload(prompt="Tell me a joke about zebras"),
                                    extra=["--prompt-recall"]), {})

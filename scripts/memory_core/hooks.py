@@ -376,11 +376,20 @@ def _read_given(store, rel):
     return set(text.split()) if text else set()
 
 
+PROMPT_GIVEN_KEEP = 200  # sessions whose given ids are kept; the least recently written go first
+
+
 def _write_given(store, rel, ids):
     from .cache_files import write_cache
-    from .safefs import UnsafePath
+    from .safefs import UnsafePath, list_dir
     try:
         write_cache(store, rel, ("\n".join(ids) + "\n").encode("utf-8"))
+        folder = os.path.join(store, PROMPT_GIVEN_DIR)
+        names = [n for n in list_dir(folder, store) if n.endswith(".txt")]
+        if len(names) > PROMPT_GIVEN_KEEP:  # bounded: a session long gone needs no list
+            by_age = sorted(names, key=lambda n: os.lstat(os.path.join(folder, n)).st_mtime_ns)
+            for name in by_age[:len(names) - PROMPT_GIVEN_KEEP]:
+                os.unlink(os.path.join(folder, name))
     except (OSError, StoreError, UnsafePath):
         pass  # not remembered: the same facts may be given again, nothing worse
 
