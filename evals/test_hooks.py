@@ -251,6 +251,15 @@ class UserPromptSubmitTest(HookCase):
             self.assertNotIn(b"rollout order", data, path)  # the prompt is nowhere on disk
             self.assertNotIn(b"sess-1", data if "prompt-given" in path else b"", path)  # ids under a hash
 
+    def test_a_fact_shown_at_session_start_is_not_given_again(self):
+        (self.store / "state" / "cache" / "prompt-given").mkdir(parents=True)  # the prompt hook is in use
+        start = self.hook("SessionStart", self.payload(source="startup"))
+        self.assertIn("tools/deploy.sh", start["hookSpecificOutput"]["additionalContext"])
+        self.assertEqual(self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT), extra=["--prompt-recall"]), {})
+        other = self.hook("UserPromptSubmit", self.payload(prompt=self.PROMPT, session_id="sess-2"),
+                          extra=["--prompt-recall"])
+        self.assertIn("tools/deploy.sh", other["hookSpecificOutput"]["additionalContext"])
+
     def test_the_lists_of_given_facts_are_bounded(self):
         from memory_core import hooks
         folder = self.store / "state" / "cache" / "prompt-given"

@@ -234,6 +234,7 @@ def session_start(root, store, host, payload, env):
                                 touched=touched)
     if report.get("stale"):
         _warm_indexes(store, patterns)
+    _note_given_at_start(store, _text(payload, "session_id"), report)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     problems = ["%s (%s)" % (s["path"], s["reason"]) for s in report.get("skipped") or ()] + report["notes"]
     if problems:
@@ -361,6 +362,17 @@ def user_prompt_submit(store, payload):
     if given_path:
         _write_given(store, given_path, sorted(given | set(shown)))
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+
+
+def _note_given_at_start(store, session_id, report):
+    """Where the prompt hook is in use (its folder exists), the Layer 1 facts this start showed count
+    as given in the session, so a prompt does not bring them again."""
+    if not session_id or not os.path.isdir(os.path.join(store, PROMPT_GIVEN_DIR)):
+        return
+    shown = set(w["id"] for w in report.get("layers", {}).get("layer1", {}).get("why") or ())
+    if shown:
+        rel = _given_path(store, session_id)
+        _write_given(store, rel, sorted(_read_given(store, rel) | shown))
 
 
 def _given_path(store, session_id):
