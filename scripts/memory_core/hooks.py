@@ -34,6 +34,17 @@ class NoStore(Exception):
     """No store where the hook looked: it answers {} and writes nothing, not even run evidence."""
 
 
+class Silent(Exception):
+    """Nothing to say, on purpose: the host gets {}, and the run is logged ok with the reason."""
+
+    def __init__(self, reason, store):
+        Exception.__init__(self, reason)
+        self.reason, self.store = reason, store
+
+
+NOT_OPTED_IN = "prompt recall not opted in (install_hooks.py --with-prompt-recall)"  # check reads it
+
+
 def parse_argv(argv):
     """EVENT and options, parsed by hand: argparse would cost every hook run ~6 ms."""
     event, options, rest = None, {}, list(argv)
@@ -77,14 +88,14 @@ def main(argv, usage):
                             options.get("prompt_recall", False))
     except NoStore:
         out = {}  # no store here: hooks never create one, so they stay silent and write nothing
+    except Silent as exc:
+        out, reason, store = {}, exc.reason, exc.store
     except BaseException as exc:  # fail open: whatever happened, the host gets valid JSON and exit 0
         outcome = "skipped" if isinstance(exc, (Skip, StoreError)) else "error"
         reason = display(str(getattr(exc, "message", None) or exc or type(exc).__name__), limit=300)
         out = {"systemMessage": "memory-3layer: %s %s: %s" % (display((event or "hook")[:40]), outcome, reason)}
         if store is None:
             store = _store_for_log(host, payload, options)
-    if event == "UserPromptSubmit" and outcome == "ok" and not options.get("prompt_recall"):
-        reason = "prompt recall not opted in (install_hooks.py --with-prompt-recall)"
     problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id)
     if problem:  # a linked log is named, never written through
         out["systemMessage"] = ((out.get("systemMessage") or "memory-3layer:") + " " + display(problem))[:1000]
@@ -178,7 +189,9 @@ def handle(event, host, payload, env, project_dir=None, prompt_recall=False):
     """Run one event; returns the JSON object to print. Raises Skip or StoreError to fail open."""
     root, store = project_for(host, payload, env, project_dir)
     if event == "UserPromptSubmit":
-        return (user_prompt_submit(store, payload) if prompt_recall else {}), store
+        if not prompt_recall:
+            raise Silent(NOT_OPTED_IN, store)
+        return user_prompt_submit(store, payload), store
     if event == "SessionStart":
         return session_start(root, store, host, payload, env), store
     if event == "PostToolUse":

@@ -189,13 +189,14 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=
         active_total += count
         rows.extend(r + [topic] for r in pool)
         del items, pool
-    from .ranking import branch_words, rank
+    from .ranking import CHANGED, branch_words, rank
     ranked = rank(rows, max_items, root, confirmed, branch_words(root), frozenset(touched))
+    stale = set(r[1] for r, reasons in ranked if CHANGED in reasons)  # anchors hashed once, by rank()
     facts = [(r[0], r[1], r[5], _row_item(r)) for r, _why in ranked]
     if merged is None or not index.is_clean(scan.marks, store, index.NEWEST_INDEX):
         _mask_facts(facts, scan)
     why = dict((r[1], reasons) for r, reasons in ranked)
-    return (_fact_entries(facts, max_items, root), active_total, len(available),
+    return (_fact_entries(facts, max_items, stale), active_total, len(available),
             merged is not None or bool(topics) or not available, why)
 
 
@@ -236,10 +237,10 @@ def _row_item(row):
             "anchors": row[4]}
 
 
-def _fact_entries(facts, max_items, root):
+def _fact_entries(facts, max_items, stale):
     """Entries for the ranked facts; facts: (stamp, id, topic, item) best first. A fact
-    anchored to a file that changed or disappeared is marked [stale?], and one review flagged is
-    marked [needs review], instead of being shown as plain truth."""
+    anchored to a file that changed or disappeared (its id in stale) is marked [stale?], and one
+    review flagged is marked [needs review], instead of being shown as plain truth."""
     entries = []
     for rank, (_stamp, item_id, topic, item) in enumerate(facts[:max_items]):
         label = item_id if item_id.startswith(topic + "-") else "%s:%s" % (topic, item_id or "?")
@@ -247,10 +248,8 @@ def _fact_entries(facts, max_items, root):
         flag = " (inferred)" if item.get("inferred") else ""
         if item.get("needs_review"):
             flag += " [needs review]"
-        if item.get("anchors"):
-            from .anchors import stale_anchors
-            if stale_anchors(root, item["anchors"]):
-                flag += " [stale?]"
+        if item_id in stale:
+            flag += " [stale?]"
         entries.append(Entry(_clip("- [%s]%s %s" % (label, flag, item["fact"])), None, rank,
                              TOPICS_DIR.replace(os.sep, "/") + "/%s/items.json" % topic, True,
                              frozenset([item_id]) if item_id else frozenset()))

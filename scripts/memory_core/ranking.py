@@ -14,6 +14,7 @@ conventions and anchored facts (index.newest_rows).
 """
 import os
 
+CHANGED = "anchored file changed"  # the reason loading marks [stale?]: an anchor no longer matches
 WEIGHTS = {"recency": 1.0, "important": 1.0, "confirmed": 1.5, "anchor_changed": 2.0, "branch": 0.5}
 RECENCY_HALF = 16    # the pool position whose recency counts half
 COVERAGE_STEP = 0.1  # taken off per fact already taken from the same topic
@@ -71,7 +72,7 @@ def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset(), touched=f
             reasons.append("confirmed in MEMORY.md, its line not shown there")
         if row[4] and stale_anchors(root, row[4]):
             score += WEIGHTS["anchor_changed"]
-            reasons.append("anchored file changed")
+            reasons.append(CHANGED)
         elif row[4] and touched and any(isinstance(a, dict) and a.get("path") in touched for a in row[4]):
             score += WEIGHTS["anchor_changed"]
             reasons.append("anchored file touched this session")

@@ -7,10 +7,11 @@ Chinese vocabulary phrases and character pairs), read from the topics' dedup ind
 the RERANK strongest are read and scored again with their wording: how alike query and fact are
 (rapidfuzz when present, else the pure-Python Indel ratio), a tool both name exactly (PG is Postgres,
 yarn is not pnpm), a value both give in any unit (half a second is 500 ms) and a query word that
-names the fact's topic. The weights are tuned on our own query set (evals/fixtures/recall/, tune half;
-references/recall.md).
+names the fact's topic. The weights were set by hand: on our tune queries and LOCOMO's tune samples
+they barely matter (references/recall.md).
 """
 import collections
+import functools
 import math
 
 from . import index, judgement, matching
@@ -51,7 +52,7 @@ def _query_keys(query):
     "which package manager" asks for the fact that names pnpm (the concept is "C:package_manager",
     the fact's key "F:package_manager")."""
     from . import vocabulary
-    asking, asking_zh, synonyms = _recall_vocab()
+    asking, asking_zh, synonyms = recall_vocab()
     low = query.lower()
     for word in asking_zh:
         query = query.replace(word, " ")
@@ -68,7 +69,8 @@ def _query_keys(query):
 
 
 def _holds(text, word):
-    """Whether lower-case text holds the word or phrase (whole words for ASCII, anywhere for Chinese)."""
+    """Whether lower-case text holds the word or phrase (whole words for ASCII, anywhere for Chinese).
+    Unlike facts._find_word, "_" and "-" join words here: "call" is not in "on-call"."""
     at = text.find(word)
     while at >= 0:
         end = at + len(word)
@@ -83,23 +85,19 @@ def _word_char(ch):
     return ch.isalnum() or ch in "_-"
 
 
-_QUESTION_WORDS = []
-
-
-def _recall_vocab():
+@functools.lru_cache(maxsize=1)
+def recall_vocab():
     """({"W:when", ...}, the Chinese question words longest first, [synonym groups]) from
-    data/recall_vocab.json."""
-    if not _QUESTION_WORDS:
-        import json
-        import os
-        from .candidate_keys import stem
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recall_vocab.json"),
-                  encoding="utf-8") as fh:
-            raw = json.load(fh)
-        _QUESTION_WORDS.append(frozenset("W:" + stem(w) for w in raw["question_words"]))
-        _QUESTION_WORDS.append(tuple(sorted(raw["question_words_zh"], key=lambda w: (-len(w), w))))
-        _QUESTION_WORDS.append([[w.lower() for w in group] for group in raw["synonyms"]])
-    return _QUESTION_WORDS[0], _QUESTION_WORDS[1], _QUESTION_WORDS[2]
+    data/recall_vocab.json, read once per process."""
+    import json
+    import os
+    from .candidate_keys import stem
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recall_vocab.json"),
+              encoding="utf-8") as fh:
+        raw = json.load(fh)
+    return (frozenset("W:" + stem(w) for w in raw["question_words"]),
+            tuple(sorted(raw["question_words_zh"], key=lambda w: (-len(w), w))),
+            [[w.lower() for w in group] for group in raw["synonyms"]])
 
 
 FUZZY = 20  # candidates found by wording alone (rapidfuzz), beside the strongest by keys
@@ -122,29 +120,34 @@ def _by_wording(store, topics, query, include_superseded, cutoff, among=None):
         from rapidfuzz import fuzz, process
     except ImportError:
         return []
-    from . import dedup_index
     from .similarity import normalize
-    choices, where = [], []
-    if among is not None:
-        wanted = collections.defaultdict(list)
-        for topic, row in among:
-            wanted[topic].append(row)
-        for topic, _k, load in topics:
-            for row, (_id, escaped) in sorted((load(wanted[topic]) if wanted[topic] else {}).items()):
-                choices.append(normalize(index.unescape(escaped)))
-                where.append((topic, row))
-        topics = ()
-    for topic, topic_keys, load in topics:
-        norms = dedup_index.read_norms(store, topic, len(topic_keys.active))
-        if norms is None:
-            rows = load(range(len(topic_keys.active))) or {}
-            norms = [normalize(index.unescape(rows[r][1])) if r in rows else "" for r in range(len(topic_keys.active))]
-        for row, norm in enumerate(norms):
-            if include_superseded or topic_keys.active[row] == "A":
-                choices.append(norm)
-                where.append((topic, row))
+    where, choices = _wordings(store, topics, include_superseded, among, normalize)
     found = process.extract(normalize(query), choices, scorer=getattr(fuzz, FUZZY_SCORER), limit=FUZZY, score_cutoff=cutoff)
     return [where[i] for _text, _score, i in found]
+
+
+def _wordings(store, topics, include_superseded, among, normalize):
+    """([(topic, row)], [normalised text]) of the facts among (all of them when None): the dedup
+    index's normalised texts, or the texts normalised here."""
+    from . import dedup_index
+    wanted = collections.defaultdict(list)
+    for topic, row in among or ():
+        wanted[topic].append(row)
+    where, choices = [], []
+    for topic, topic_keys, load in topics:
+        count = len(topic_keys.active)
+        norms = dedup_index.read_norms(store, topic, count) if among is None else None
+        if norms is None:
+            rows = range(count) if among is None else wanted[topic]
+            read = (load(rows) if rows else None) or {}
+            norms = dict((r, normalize(index.unescape(text))) for r, (_id, text) in read.items())
+        else:
+            norms = dict(enumerate(norms))
+        for row in sorted(norms):
+            if include_superseded or topic_keys.active[row] == "A":
+                where.append((topic, row))
+                choices.append(norms[row])
+    return where, choices
 
 
 def _likeness():
@@ -179,7 +182,7 @@ def search(store, query, limit=5, include_superseded=False, write=False):
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     strongest = ranked[:RERANK]
     held = set(k for k, _s in strongest)
-    total = sum(len(k.active) for _t, k, _l in topics)
+    total = sum(len(k.active) for _t, k, _l in topics)  # facts in the store
     among = [k for k, _s in ranked[RERANK:RERANK + FUZZY_POOL]] if scores and total > SMALL_STORE else None
     if among is None or among:
         strongest.extend((k, 0.0) for k in _by_wording(store, topics, query, include_superseded,
@@ -214,7 +217,6 @@ def search(store, query, limit=5, include_superseded=False, write=False):
                       "keys": sorted(shared.get((topic, row), ())), "by_keys": by_keys})
     found.sort(key=lambda f: (-f["score"], f["topic"], f["id"]))
     return found[:limit]
-
 
 
 def _replacements(store, found):

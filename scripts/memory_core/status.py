@@ -19,7 +19,7 @@ import re
 import sys
 
 from . import install
-from .hooks import HOOK_RUNS_FILE
+from .hooks import HOOK_RUNS_FILE, NOT_OPTED_IN
 from .paths import LEGACY_DIRNAME, STORE_DIRNAME, StoreError, resolve_store, state_path
 from .safefs import UnsafePath
 
@@ -529,7 +529,7 @@ def runtime_status(root, store, adapters):
         for event in info.get("event_names") or [e for e, _m, _t in install.EVENTS]:
             ev_runs = [r for r in mine if r.get("event") == event]
             # a prompt hook run without the opt-in answered nothing: no evidence that the recall runs
-            ok = [r for r in ev_runs if r.get("outcome") == "ok" and "not opted in" not in str(r.get("reason", ""))]
+            ok = [r for r in ev_runs if r.get("outcome") == "ok" and r.get("reason") != NOT_OPTED_IN]
             if ok:
                 last = max(str(r.get("time")) for r in ok)
                 latest = max(ev_runs, key=lambda r: str(r.get("time")))
