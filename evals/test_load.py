@@ -231,6 +231,35 @@ class RankingTest(_support.TempProject):
             "ports0", "Billing rounds half-even in src/billing.py.")]
         self.assertIn("anchored file changed", why[0])
 
+    def test_an_old_anchored_fact_is_not_pushed_out_by_many_newer_decisions(self):
+        from memory_core.anchors import make_anchors
+        (self.project / "src").mkdir()
+        (self.project / "src" / "billing.py").write_text("RATE = 1\n", "utf-8")
+        anchors = make_anchors(str(self.project), str(self.store), ["src/billing.py"])
+        old = make_item("billing", "Billing rounds half-even in src/billing.py.", "2025-01-01T00:00:00Z",
+                        anchors=anchors)
+        write_topic(self.store, "billing", [old] + [
+            make_item("billing", "Decision %d: service d%d uses queue q%d." % (n, n, n),
+                      "2026-01-01T%02d:%02d:00Z" % (n // 60, n % 60), category="decision") for n in range(300)])
+        (self.project / "src" / "billing.py").write_text("RATE = 2\n", "utf-8")
+        for indexed in (False, True):
+            if indexed:
+                from memory_core import index
+                with st.StoreLock(str(self.store)):
+                    index.refresh_all(str(self.store))
+            code, out = self.load("--max-items", "20", "--daily-days", "0")
+            self.assertEqual(code, 0, out)
+            self.assertIn("half-even", out["context"], indexed)
+
+    def test_a_cold_and_a_warm_load_rank_the_same_facts(self):
+        self.big_store(indexed=False)
+        cold = self.load()[1]["report"]["layers"]["layer1"]["why"]
+        from memory_core import index
+        with st.StoreLock(str(self.store)):
+            index.refresh_all(str(self.store))
+        warm = self.load()[1]["report"]["layers"]["layer1"]["why"]
+        self.assertEqual(cold, warm)
+
     def test_a_topic_named_in_the_branch_ranks_higher(self):
         from memory_core import ranking
         git = self.project / ".git"

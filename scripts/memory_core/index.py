@@ -25,11 +25,11 @@ from .paths import topic_items_path
 TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
 NEWEST_INDEX = os.path.join(CACHE_DIR, "layer1-newest.tsv")
 LOAD_DEPTH = 64  # newest active facts kept per topic; loading more than this parses the files
-POOL_EXTRA = 64  # and older decisions, conventions and anchored facts, for ranking (ranking.py)
+POOL_EXTRA = 64  # and as many older decisions or conventions, and anchored facts, for ranking (ranking.py)
 COVER_DEPTH = 3  # and in the merged rows, the newest facts of every topic (coverage)
-NEWEST_HEADER = "memory-3layer layer1-newest v4"
+NEWEST_HEADER = "memory-3layer layer1-newest v5"
 # rows: [stamp, id, fact, flags ("i" inferred, "r" needs review, "d" decision, "c" convention), anchors]
-TOPIC_ENTRY_VERSION = 4
+TOPIC_ENTRY_VERSION = 5
 CLEAN_INDEX = os.path.join(CACHE_DIR, "clean.tsv")
 CLEAN_HEADER = "memory-3layer clean v1"
 
@@ -47,25 +47,45 @@ def _row(item):
 
 def pooled(rows, depth=LOAD_DEPTH):
     """Of rows sorted newest first: the depth newest, the COVER_DEPTH newest of every topic (rows
-    merged from several topics name theirs last), and up to POOL_EXTRA older decisions,
-    conventions and anchored facts: what ranking may lift however old (ranking.py)."""
-    out, per_topic, extra = [], {}, 0
+    merged from several topics name theirs last), up to POOL_EXTRA older decisions and conventions,
+    and up to POOL_EXTRA older anchored facts (their own allowance, so that many newer decisions
+    cannot push out a fact whose file was just edited): what ranking may lift however old."""
+    out, per_topic, important, anchored = [], {}, 0, 0
     for position, row in enumerate(rows):
         topic = row[5] if len(row) > 5 else None
         per_topic[topic] = per_topic.get(topic, 0) + 1
         if position < depth or per_topic[topic] <= COVER_DEPTH:
             out.append(row)
-        elif extra < POOL_EXTRA and (row[4] or "d" in row[3] or "c" in row[3]):
+        elif row[4] and anchored < POOL_EXTRA:
             out.append(row)
-            extra += 1
+            anchored += 1
+        elif important < POOL_EXTRA and ("d" in row[3] or "c" in row[3]):
+            out.append(row)
+            important += 1
     return out
 
 
 def newest_rows(items, depth=LOAD_DEPTH):
-    """(active count, rows [stamp, id, fact, flags, anchors] newest first: pooled())."""
-    active = [_row(it) for it in items if it.get("status", "active") == "active"]
-    active.sort(key=lambda r: (r[0], r[1]), reverse=True)
-    return len(active), pooled(active, depth)
+    """(active count, rows [stamp, id, fact, flags, anchors] newest first: pooled()). Only the
+    pooled items are made rows: a topic of 100,000 facts is sorted by its keys alone."""
+    keyed = [((_stamp(it), str(it.get("id") or "")), n) for n, it in enumerate(items)
+             if it.get("status", "active") == "active"]
+    keyed.sort(key=lambda kn: kn[0], reverse=True)
+    rows = []
+    important, anchored = 0, 0
+    for position, (_key, n) in enumerate(keyed):
+        it = items[n]
+        if position < max(depth, COVER_DEPTH):
+            rows.append(_row(it))
+        elif it.get("anchors") and isinstance(it.get("anchors"), list) and anchored < POOL_EXTRA:
+            rows.append(_row(it))
+            anchored += 1
+        elif important < POOL_EXTRA and it.get("category") in ("decision", "convention"):
+            rows.append(_row(it))
+            important += 1
+        elif anchored >= POOL_EXTRA and important >= POOL_EXTRA:
+            break
+    return len(keyed), rows
 
 
 # --- per-topic load entries ---------------------------------------------------------------------

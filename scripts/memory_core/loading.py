@@ -189,6 +189,9 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=
         active_total += count
         rows.extend(r + [topic] for r in pool)
         del items, pool
+    if merged is None:  # the pool the merged index would hold, so a cold load ranks as a warm one
+        rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
+        rows = index.pooled(rows, max(max_items, index.LOAD_DEPTH))
     from .ranking import CHANGED, branch_words, rank
     ranked = rank(rows, max_items, root, confirmed, branch_words(root), frozenset(touched))
     stale = set(r[1] for r, reasons in ranked if CHANGED in reasons)  # anchors hashed once, by rank()

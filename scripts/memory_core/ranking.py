@@ -56,7 +56,7 @@ def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset(), touched=f
     flags "d" decision, "c" convention (index._row); confirmed: ids a person confirmed into Layer 3
     that Layer 3 did not show; branch: branch_words(); touched: the paths this session touched."""
     touched_words = path_words(touched)
-    from .anchors import stale_anchors
+    states = {}
     ordered = sorted(rows, key=lambda r: (r[0], r[1]), reverse=True)
     scored = []
     for position, row in enumerate(ordered):
@@ -70,10 +70,11 @@ def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset(), touched=f
         if row[1] in confirmed:
             score += WEIGHTS["confirmed"]
             reasons.append("confirmed in MEMORY.md, its line not shown there")
-        if row[4] and stale_anchors(root, row[4]):
+        if row[4] and _stale(root, row[4], states):
             score += WEIGHTS["anchor_changed"]
             reasons.append(CHANGED)
-        elif row[4] and touched and any(isinstance(a, dict) and a.get("path") in touched for a in row[4]):
+        elif row[4] and touched and any(isinstance(a, dict) and isinstance(a.get("path"), str)
+                                          and a["path"] in touched for a in row[4]):
             score += WEIGHTS["anchor_changed"]
             reasons.append("anchored file touched this session")
         if row[5] in branch:
@@ -83,10 +84,35 @@ def rank(rows, limit, root, confirmed=frozenset(), branch=frozenset(), touched=f
             score += WEIGHTS["branch"]
             reasons.append("topic matches a path touched this session")
         scored.append([score, position, row, reasons])
+    # Greedy by the score less the coverage step per fact already taken from the topic, kept in a heap:
+    # a popped fact whose topic gave more since it was pushed goes back with its lower score.
+    import heapq
+    heap = [(-score, position, 0, i) for i, (score, position, _row, _why) in enumerate(scored)]
+    heapq.heapify(heap)
     taken, per_topic = [], {}
-    while scored and len(taken) < limit:
-        best = max(scored, key=lambda s: (s[0] - COVERAGE_STEP * per_topic.get(s[2][5], 0), -s[1]))
-        scored.remove(best)
-        per_topic[best[2][5]] = per_topic.get(best[2][5], 0) + 1
-        taken.append((best[2], best[3] or ["in the pool"]))
+    while heap and len(taken) < limit:
+        _neg, position, seen, i = heapq.heappop(heap)
+        score, _position, row, reasons = scored[i]
+        now = per_topic.get(row[5], 0)
+        if now != seen:
+            heapq.heappush(heap, (-(score - COVERAGE_STEP * now), position, now, i))
+            continue
+        per_topic[row[5]] = now + 1
+        taken.append((row, reasons or ["in the pool"]))
     return taken
+
+
+def _stale(root, anchors, states):
+    """Whether an anchor no longer matches its file; states: {(path, hash): bool}, so a file many
+    facts are anchored to is hashed once per load."""
+    from .anchors import anchor_state
+    for anchor in anchors:
+        if not (isinstance(anchor, dict) and isinstance(anchor.get("path"), str)
+                and isinstance(anchor.get("hash"), str)):
+            return True  # unreadable: counts as changed (anchors.anchor_state)
+        key = (anchor["path"], anchor["hash"])
+        if key not in states:
+            states[key] = anchor_state(root, anchor) != "ok"
+        if states[key]:
+            return True
+    return False
