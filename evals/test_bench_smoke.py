@@ -20,7 +20,7 @@ BENCH = REPO / "evals" / "bench" / "bench_core.py"
 TINY = ["--facts", "300", "--topics", "3", "--days", "5", "--big-facts", "300", "--runs", "1",
         "--python", PYTHON]
 TARGETS = {"load": 2.0, "hook_session_start": 2.2, "hook_post_tool_use": 1.3, "hook_pre_compact": 2.2,
-           "query": 2.5, "hook_user_prompt_submit": 2.5, "load_peak_rss": 40.0}
+           "query": 2.5, "hook_user_prompt_submit": 2.5, "load_peak_rss": 40.0, "hook_session_start_cold": 4.0}
 
 sys.path.insert(0, str(REPO / "evals" / "bench"))
 import clean_python  # noqa: E402
@@ -42,7 +42,8 @@ class BenchSmokeTest(unittest.TestCase):
         data = json.loads(self.run_bench("--json"))
         names = [r["name"] for r in data["results"]]
         self.assertEqual(names, ["load", "record", "record_typical", "hook_session_start", "hook_post_tool_use",
-                                 "hook_pre_compact", "query", "hook_user_prompt_submit", "load_peak_rss", "load_cold", "load_cold_peak_rss"])
+                                 "hook_pre_compact", "query", "hook_user_prompt_submit", "load_peak_rss",
+                                 "hook_session_start_cold", "load_cold", "load_cold_peak_rss"])
         for result in data["results"]:
             self.assertIsInstance(result["ok"], bool)
             self.assertIn(result["kind"], ("time", "rss"))
@@ -70,6 +71,12 @@ class BenchSmokeTest(unittest.TestCase):
         self.assertEqual(interpreter["source"], "--python")
         self.assertIsInstance(interpreter["clean"], bool)
         self.assertIn(data["mode"], ("normal", "degraded"))
+
+    def test_first_start_runs_on_a_small_topic(self):
+        proc = subprocess.run([PYTHON, str(REPO / "evals" / "bench" / "first_start.py"), "--facts", "200", "--runs", "1",
+                               "--python", PYTHON], cwd=str(REPO), env=clean_env(), capture_output=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr.decode("utf-8", "replace")[-3000:])
+        self.assertRegex(proc.stdout.decode("utf-8"), r"first SessionStart, 200 facts in one topic .* median \d")
 
     def test_table_names_the_interpreter(self):
         out = self.run_bench("--only", "hook_post_tool_use")

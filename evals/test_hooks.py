@@ -102,6 +102,19 @@ class SessionStartTest(HookCase):
         other = self.hook("SessionStart", self.payload(source="startup", session_id="another"))
         self.assertIn("tools/deploy.sh", other["hookSpecificOutput"]["additionalContext"])
 
+    def test_a_start_after_a_pull_saves_what_it_parsed_and_leaves_the_judgement_keys_to_writers(self):
+        import shutil
+        from memory_core import index, loading
+        cache = self.store / "state" / "cache"
+        shutil.rmtree(str(cache), ignore_errors=True)  # a fresh clone or a pull: no current derived data
+        self.hook("SessionStart", self.payload(source="startup", session_id="cold-1"))
+        report = loading.load_context(str(self.project), str(self.store), dict(
+            max_chars=9000, max_items=60, daily_days=3, topics=None))[1]
+        self.assertFalse(report["stale"])  # the next load reads the merged rows and the clean marks
+        self.assertFalse((self.store / index.DEDUP_DIR).exists())  # no judgement keys computed
+        code, out = self.record("The deploy script lives in tools/deploy.sh.", "--topic", "ops")  # a writer judges
+        self.assertEqual(out["status"], "duplicate", out)
+
     def test_read_only_store_still_loads(self):
         """Root ignores permissions, so as root the hook runs as nobody under the system Python."""
         for folder, _dirs, _files in os.walk(str(self.store)):

@@ -388,11 +388,14 @@ class Bench(object):
     kind "rss": peak RSS in MB, target = highest MB; target None: reported, never a MISS.
     prepare(ctx) puts the store in the state to measure (e.g. caches warm or absent); argv(ctx)
     builds a fresh argv per run; stdin(ctx) optionally gives the bytes to send (hook payloads);
-    before(ctx) snapshots what verify(ctx, calls, snapshot) checks once all runs are done."""
+    before(ctx) snapshots what verify(ctx, calls, snapshot) checks once all runs are done; each(ctx),
+    untimed, puts the store back before every run (a command that warms what it found cold)."""
 
-    def __init__(self, name, kind, argv, target, prepare=None, stdin=None, before=None, verify=None, note=""):
+    def __init__(self, name, kind, argv, target, prepare=None, stdin=None, before=None, verify=None, note="",
+                 each=None):
         self.name, self.kind, self.argv, self.target = name, kind, argv, target
         self.prepare, self.stdin, self.before, self.verify, self.note = prepare, stdin, before, verify, note
+        self.each = each
 
 
 def _load_argv(ctx):
@@ -502,6 +505,9 @@ BENCHES = [
           note="run_hook.py UserPromptSubmit, opted in: the prompt's recall, caches current"),
     Bench("load_peak_rss", "rss", _load_argv, 40.0, prepare=warm_caches,
           note="peak RSS of one load_memory.py run, caches current"),
+    Bench("hook_session_start_cold", "time", _hook_argv("SessionStart"), 4.0, prepare=drop_caches,
+          each=drop_caches, stdin=_hook_payload("SessionStart", source="startup"), note="run_hook.py SessionStart after a fresh clone or a pull: no derived cache, every items.json "
+               "parsed, and what it computed saved for the next start"),
     Bench("load_cold", "time", _load_argv, None, prepare=drop_caches,
           note="load_memory.py with no derived cache (fresh clone, after a pull): every items.json parsed"),
     Bench("load_cold_peak_rss", "rss", _load_argv, None, prepare=drop_caches,
@@ -520,6 +526,8 @@ def measure_time(bench, ctx, baseline, runs, warmup):
             explain_failure("the baseline", baseline, code, ctx)
         argv = bench.argv(ctx)
         data = bench.stdin(ctx) if bench.stdin else None
+        if bench.each:
+            bench.each(ctx)
         dt_cmd, code = run_timed(argv, ctx, data)
         calls += 1
         if code != 0:

@@ -243,10 +243,11 @@ def session_start(root, store, host, payload, env):
     if _text(payload, "session_id") and _text(payload, "source") in ("compact", "resume"):
         from .session import files_touched
         touched = files_touched(store, _text(payload, "session_id"))
+    parsed = {}
     text, report = load_context(root, store, settings, preamble=preamble, extra_patterns=patterns, notes=notes,
-                                touched=touched)
+                                touched=touched, parsed=parsed)
     if report.get("stale"):
-        _warm_indexes(store, patterns)
+        _warm_indexes(store, patterns, parsed)
     _note_given_at_start(store, _text(payload, "session_id"), report)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     problems = ["%s (%s)" % (s["path"], s["reason"]) for s in report.get("skipped") or ()] + report["notes"]
@@ -255,14 +256,15 @@ def session_start(root, store, host, payload, env):
     return out
 
 
-def _warm_indexes(store, patterns):
-    """After a pull or a hand edit, rebuild stale indexes so the next start is fast again. Only
-    when the store lock is free at once: a hook never waits for this."""
+def _warm_indexes(store, patterns, parsed):
+    """After a pull or a hand edit, save what the load computed so the next start is fast again
+    (index.save_parsed: no file parsed twice, no judgement keys computed). Only when the store lock
+    is free at once: a hook never waits for this."""
     from . import index
     from . import store as st
     try:
         with st.StoreLock(store, timeout=0):
-            index.refresh_all(store, patterns)
+            index.save_parsed(store, parsed, patterns)
     except (StoreError, OSError):
         pass
 

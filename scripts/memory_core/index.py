@@ -68,12 +68,18 @@ def pooled(rows, depth=LOAD_DEPTH):
 def newest_rows(items, depth=LOAD_DEPTH):
     """(active count, rows [stamp, id, fact, flags, anchors] newest first: pooled()). Only the
     pooled items are made rows: a topic of 100,000 facts is sorted by its keys alone."""
-    keyed = [((_stamp(it), str(it.get("id") or "")), n) for n, it in enumerate(items)
-             if it.get("status", "active") == "active"]
-    keyed.sort(key=lambda kn: kn[0], reverse=True)
+    keyed = []
+    for n, it in enumerate(items):  # a plain loop: the 100,000 items of a big topic are read here
+        if it.get("status", "active") != "active":
+            continue
+        stamp, item_id = it.get("updated_at") or it.get("created_at") or "", it.get("id") or ""
+        keyed.append((stamp if stamp.__class__ is str else str(stamp),
+                      item_id if item_id.__class__ is str else str(item_id), -n))
+    keyed.sort(reverse=True)  # newest first; -n: of equal (stamp, id), the earlier item first, as a stable sort
     rows = []
     important, anchored = 0, 0
-    for position, (_key, n) in enumerate(keyed):
+    for position, (_stamp_, _id, n) in enumerate(keyed):
+        n = -n
         it = items[n]
         if position < max(depth, COVER_DEPTH):
             rows.append(_row(it))
@@ -164,15 +170,17 @@ def read_newest(store, current_sigs, max_items):
     return active, rows
 
 
-def rebuild_newest(store):
+def rebuild_newest(store, entries=None):
     """Merge every topic's current entry into the newest index; topics without a current entry
-    leave it out of date (so loading parses instead)."""
+    leave it out of date (so loading parses instead). entries: {topic: entry} just written."""
     import heapq
     from .store import list_topics
     sigs, active, deep, lists = {}, 0, True, []
     for topic in list_topics(store):
         sig = signature(topic_items_path(store, topic))
-        entry = read_topic_entry(store, topic, sig, 0)
+        entry = (entries or {}).get(topic)
+        if entry is None or entry["sig"] != sig:
+            entry = read_topic_entry(store, topic, sig, 0)
         if entry is None:
             return
         sigs[topic] = sig
@@ -241,12 +249,14 @@ def _text_to_scan(store, rel):
         return None
 
 
-def mark_clean(store, extra_patterns, rels, grown=None):
+def mark_clean(store, extra_patterns, rels, grown=None, scanned=None):
     """Scan each store-relative file not already marked and mark the clean ones. Writers call this
     after their writes (under the lock), so loading a store they maintain scans nothing. grown:
     {rel: signature before} of the newest rows (NEWEST_INDEX) when a writer only added a fact it
     had scanned clean on its own: a mark they had then carries over unscanned, since loading masks
-    those rows fact by fact (loading._mask_facts), so a set of facts each clean is shown as is."""
+    those rows fact by fact (loading._mask_facts), so a set of facts each clean is shown as is.
+    scanned: {rel: signature} a load scanned whole and found clean under this fingerprint, marked
+    without a second scan while the file keeps that signature."""
     from .redaction import find_secrets
     fingerprint = scan_fingerprint(extra_patterns)
     marks = read_clean(store, fingerprint)
@@ -256,6 +266,9 @@ def mark_clean(store, extra_patterns, rels, grown=None):
         if sig is None or marks.get(rel) == sig:
             continue
         if rel == NEWEST_INDEX and grown and grown.get(rel) is not None and marks.get(rel) == grown[rel]:
+            marks[rel], changed = sig, True
+            continue
+        if scanned and scanned.get(rel) == sig:
             marks[rel], changed = sig, True
             continue
         text = _text_to_scan(store, rel)
@@ -327,6 +340,31 @@ def add_newest(store, topic, old_sig, new_sig, item):
     return True
 
 
+def save_parsed(store, parsed, extra_patterns=(), daily_days=7):
+    """After a load that parsed topic files or scanned Markdown files (a fresh clone, a pull): save
+    what it computed, where a file still has the signature it was read with: the topics' load
+    entries, the merged rows, and clean marks for what it scanned clean (loading.load_context's
+    parsed). The judgement keys (dedup/) are left to writers, who rebuild a stale column when they
+    judge against it: a SessionStart does not pay for them. Call under the lock."""
+    entries = {}
+    for topic, (sig, count, rows) in sorted(parsed.get("topics", {}).items()):
+        if sig is not None and signature(topic_items_path(store, topic)) == sig:
+            entries[topic] = {"sig": sig, "active": count, "rows": rows}
+            _write_topic_entry(store, topic, entries[topic])
+    _refresh_merged(store, extra_patterns, daily_days, entries, parsed.get("clean", {}))
+
+
+def _refresh_merged(store, extra_patterns, daily_days, entries=None, scanned=None):
+    try:
+        rebuild_newest(store, entries)
+        from .paths import DAILY_DIR, LAYER3_FILE
+        from .store import list_daily_files
+        mark_clean(store, extra_patterns, [LAYER3_FILE, NEWEST_INDEX] +
+                   [os.path.join(DAILY_DIR, name) for name in list_daily_files(store)[:daily_days]], scanned=scanned)
+    except OSError:
+        pass
+
+
 def refresh_all(store, extra_patterns=(), daily_days=7):
     """Rebuild the indexes of every readable topic whose index is missing or stale, and the clean
     marks of MEMORY.md, the newest daily files and the merged rows; returns the topics refreshed.
@@ -344,12 +382,5 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
             continue
         refresh_topic(store, topic, path, doc, items, merge=False)
         done.append(topic)
-    try:
-        rebuild_newest(store)
-        from .paths import DAILY_DIR, LAYER3_FILE
-        from .store import list_daily_files
-        mark_clean(store, extra_patterns, [LAYER3_FILE, NEWEST_INDEX] +
-                   [os.path.join(DAILY_DIR, name) for name in list_daily_files(store)[:daily_days]])
-    except OSError:
-        pass
+    _refresh_merged(store, extra_patterns, daily_days)
     return done

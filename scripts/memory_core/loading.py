@@ -59,6 +59,8 @@ class _Scan(object):
     def __init__(self, store, skipped, marks, extra_patterns, masked):
         self.store, self.skipped, self.marks, self.extra, self.masked = store, skipped, marks, extra_patterns, masked
         self.scanned = False  # some text had no clean mark: the hook then refreshes the marks
+        self.parsed = {}  # {topic: (signature, active count, pooled rows)} of the topic files parsed
+        self.found_clean = {}  # {store-relative path: signature} of the files this load scanned clean
 
 
 def skip(skipped, store, rel, exc):
@@ -75,6 +77,7 @@ def skip(skipped, store, rel, exc):
 def _file_text(scan, rel, path):
     """A Markdown layer file's text, masked as a whole (a pasted key block spans lines) unless a
     writer marked it clean; None when absent or unreadable (then named in skipped)."""
+    sig = index.signature(path)
     try:
         text = st.read_text(path)
     except st.CorruptFile as exc:
@@ -85,6 +88,8 @@ def _file_text(scan, rel, path):
         scan.scanned = True
         text, found = mask_secrets(text, scan.extra)
         scan.masked.extend("%s: %s" % (rel, f.kind) for f in found)
+        if not found and sig is not None:
+            scan.found_clean[rel.replace("/", os.sep)] = sig
     return text
 
 
@@ -174,7 +179,8 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=
     for topic in available if merged is None else ():
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
-        entry = index.read_topic_entry(store, topic, index.signature(path), max_items)
+        sig = index.signature(path)
+        entry = index.read_topic_entry(store, topic, sig, max_items)
         if entry is not None:  # the file is unchanged since its last writer indexed it
             active_total += entry["active"]
             rows.extend(r + [topic] for r in entry["rows"])
@@ -186,6 +192,8 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=
             continue
         # Keep only what can be ranked, so memory stays bounded by the largest topic, not the store.
         count, pool = index.newest_rows(items, max(max_items, index.LOAD_DEPTH))
+        if max_items <= index.LOAD_DEPTH:  # what the topic's index would hold (the hook may save it)
+            scan.parsed[topic] = (sig, count, [list(r) for r in pool])
         active_total += count
         rows.extend(r + [topic] for r in pool)
         del items, pool
@@ -358,9 +366,11 @@ LAYER_TITLES = ("[Layer 3] confirmed long-term knowledge (MEMORY.md)",
                 "[Layer 1] active facts, most useful first ([id] -> areas/topics/<topic>/items.json)")
 
 
-def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False, notes=(), touched=()):
+def load_context(root, store, settings, preamble=None, extra_patterns=(), structured=False, notes=(), touched=(),
+                 parsed=None):
     """Return (text, report). settings: max_chars, max_items, daily_days, topics; touched: the paths
-    this session touched (ranking.py). With structured,
+    this session touched (ranking.py); parsed: a dict that receives what this load computed that a
+    maintained store keeps in its indexes (index.save_parsed). With structured,
     the first value is the same selection as {layer: [{"text", "source", "group"}]} instead."""
     max_chars = settings["max_chars"]
     store_rel = os.path.relpath(store, root)
@@ -383,6 +393,8 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
                                                                   report["notes"], scan, root, confirmed,
                                                                   touched)
     layers.append(l1)
+    if parsed is not None:
+        parsed.update(topics=scan.parsed, clean=scan.found_clean)
     # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
     # maintained store needs (the SessionStart hook then refreshes them).
     report["stale"] = scan.scanned or not indexed
