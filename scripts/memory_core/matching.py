@@ -5,11 +5,11 @@ Candidates come from the judgement keys in each topic's dedup index (state/cache
 keys: one " key key " line per row), searched as text, so no items.json is parsed while the index
 matches its file. A key found in more than COMMON_KEY rows of the store says little and is dropped.
 A stale or missing index is rebuilt from the file by a writer (under the store lock), and computed
-in memory without being written on a dry run. Up to judgement.MAX_CANDIDATES candidates,
-strongest first, are compared verbatim, and the strongest judgement.MAX_JUDGED are parsed and
+in memory without being written on a dry run. Up to candidate_keys.MAX_CANDIDATES candidates,
+strongest first, are compared verbatim, and the strongest candidate_keys.MAX_JUDGED are parsed and
 judged by the pair model (the fact a new one contradicts or repeats is nearly always the strongest).
 """
-from . import index, judgement
+from . import candidate_keys, index
 from . import store as st
 from .paths import topic_items_path
 
@@ -32,7 +32,7 @@ def topic_keys(store, topic, write):
             found = index.read_judgement_keys(store, topic, index.signature(path))
         if found is None:  # a dry run, or an index that cannot be written: computed in memory
             active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
-            tail = [" %s " % " ".join(judgement.fact_keys(it.get("fact", ""))) for it in items]
+            tail = [" %s " % " ".join(candidate_keys.fact_keys(it.get("fact", ""))) for it in items]
             return (index.JudgementKeys(active, None, 0, tail),
                     lambda rows: dict((r, (items[r].get("id"), index.escape(items[r].get("fact", "")))) for r in rows))
     return found, lambda rows: index.read_judgement_rows(store, topic, len(found.active), rows)
@@ -40,7 +40,7 @@ def topic_keys(store, topic, write):
 
 def candidates(store, text, skip_ids=(), write=True):
     """[(strength, topic, id, text)] of the active facts sharing the strongest keys with text."""
-    keys = judgement.fact_keys(text)
+    keys = candidate_keys.fact_keys(text)
     if not keys:
         return []
     topics = []
@@ -61,13 +61,13 @@ def candidates(store, text, skip_ids=(), write=True):
                     for row in rows:
                         per_row.setdefault(row, []).append(key)
         ranked.extend((strength, topic, row) for strength, row in
-                      ((judgement.score(keys_hit), row) for row, keys_hit in per_row.items())
-                      if strength >= judgement.MIN_SCORE and keys_of.active[row] == "A")
+                      ((candidate_keys.score(keys_hit), row) for row, keys_hit in per_row.items())
+                      if strength >= candidate_keys.MIN_SCORE and keys_of.active[row] == "A")
     ranked.sort(key=lambda c: (-c[0], c[1], c[2]))  # strongest first, then by topic, oldest first
     loaders = dict((topic, load_rows) for topic, _k, load_rows in topics)
 
     def enough(strength):  # and past the tie at the top that the wording likeness orders
-        return len(found) >= judgement.MAX_CANDIDATES and (len(found) >= TIE_BREAK or strength < found[0][0])
+        return len(found) >= candidate_keys.MAX_CANDIDATES and (len(found) >= TIE_BREAK or strength < found[0][0])
     found, start = [], 0
     while start < len(ranked) and not enough(ranked[start][0]):
         chunk = ranked[start:start + TIE_BREAK]  # the rows that may be needed, read topic by topic
@@ -86,7 +86,7 @@ def candidates(store, text, skip_ids=(), write=True):
         top = [c for c in found[:TIE_BREAK] if c[0] == found[0][0]]
         top.sort(key=lambda c: -ratio(norm, normalize(c[3])))
         found[:len(top)] = top
-    return found[:judgement.MAX_CANDIDATES]
+    return found[:candidate_keys.MAX_CANDIDATES]
 
 
 def matches(store, text, skip_ids=(), write=True, extra=None):
@@ -98,10 +98,11 @@ def matches(store, text, skip_ids=(), write=True, extra=None):
             return {"id": item_id, "topic": topic, "fact": old_text, "confidence": 1.0}, []  # are the store's)
     if not found_candidates:
         return None, []
-    from .facts import parse  # the parser, only once there is something to judge
+    from . import judgement  # the parser and the pair model, only once there is something to judge
+    from .facts import parse
     new = parse(text, extra)
     duplicate, conflicts = None, []
-    for _strength, topic, item_id, old_text in found_candidates[:judgement.MAX_JUDGED]:
+    for _strength, topic, item_id, old_text in found_candidates[:candidate_keys.MAX_JUDGED]:
         old = parse(old_text, extra)
         verdict, probs = judgement.judge(old, new, extra)
         if verdict is None:

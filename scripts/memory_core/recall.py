@@ -1,6 +1,6 @@
 """Query recall (load_memory.py --query): the facts that best answer a text, best first.
 
-Two stages. First BM25 over each fact's judgement keys (judgement.fact_keys: a tool by its family or
+Two stages. First BM25 over each fact's judgement keys (candidate_keys.fact_keys: a tool by its family or
 name, whatever alias spells it; concepts, so "how long do we keep" finds a retention; stemmed words;
 Chinese vocabulary phrases and character pairs), read from the topics' dedup indexes
 (state/cache/dedup/, derived data) without parsing an items.json while they match their files. Then
@@ -14,7 +14,8 @@ import collections
 import functools
 import math
 
-from . import index, judgement, matching
+from . import index, matching
+from .candidate_keys import fact_keys
 from . import store as st
 
 RERANK = 60  # the strongest by keys that are read and scored with their wording
@@ -56,7 +57,7 @@ def _query_keys(query):
     low = query.lower()
     for word in asking_zh:
         query = query.replace(word, " ")
-    keys = [k for k in judgement.fact_keys(query) if k not in asking]
+    keys = [k for k in fact_keys(query) if k not in asking]
     families = vocabulary.vocab()["family_names"]
     keys += ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families and "F:" + k[2:] not in keys]
     expanded = []  # the keys of the other members of a synonym group the query uses
@@ -64,7 +65,7 @@ def _query_keys(query):
         if any(_holds(low, word) for word in group):
             for word in group:
                 if not _holds(low, word):
-                    expanded.extend(k for k in judgement.fact_keys(word) if k not in keys and k not in expanded)
+                    expanded.extend(k for k in fact_keys(word) if k not in keys and k not in expanded)
     return keys, expanded
 
 
@@ -100,46 +101,29 @@ def recall_vocab():
             [[w.lower() for w in group] for group in raw["synonyms"]])
 
 
-FUZZY = 20  # candidates found by wording alone (rapidfuzz), beside the strongest by keys
-# in a store of more than SMALL_STORE facts, where the query shares keys, wording looks only at the FUZZY_POOL
-# facts after the RERANK strongest by keys (all 20,000 facts of the bench's store took rapidfuzz ~50 ms; on
-# LOCOMO's tune samples, ~600 turns each, a pool of 500, 100 or none gave R@10 0.654, 0.653, 0.652)
-SMALL_STORE, FUZZY_POOL = 500, 100
+FUZZY = 20  # candidates found by wording alone (rapidfuzz), where the query shares no key with any fact
 FUZZY_SCORER = "token_set_ratio"
 # of 100, where no fact shares a key with the query: in the tune queries with no key shared, the
 # intended fact scored 24-40 ("which CI": 40); "zebra" scores 13 against any fact of the tests
 FUZZY_ALONE = 30
 
 
-def _by_wording(store, topics, query, include_superseded, cutoff, among=None):
+def _by_wording(store, topics, query, include_superseded, cutoff):
     """[(topic, row)] of the FUZZY facts whose normalised wording is likest the query's (typos, words
     too short or too common for a key), by rapidfuzz over the dedup index's normalised texts; [] without
-    rapidfuzz. A fact under cutoff (0-100) is left out. among: only these (topic, row), where the
-    query shares keys with some facts (the next FUZZY_POOL by keys); None: every fact (it shares none)."""
+    rapidfuzz. A fact under cutoff (0-100) is left out."""
     try:
         from rapidfuzz import fuzz, process
     except ImportError:
         return []
-    from .similarity import normalize
-    where, choices = _wordings(store, topics, include_superseded, among, normalize)
-    found = process.extract(normalize(query), choices, scorer=getattr(fuzz, FUZZY_SCORER), limit=FUZZY, score_cutoff=cutoff)
-    return [where[i] for _text, _score, i in found]
-
-
-def _wordings(store, topics, include_superseded, among, normalize):
-    """([(topic, row)], [normalised text]) of the facts among (all of them when None): the dedup
-    index's normalised texts, or the texts normalised here."""
     from . import dedup_index
-    wanted = collections.defaultdict(list)
-    for topic, row in among or ():
-        wanted[topic].append(row)
+    from .similarity import normalize
     where, choices = [], []
     for topic, topic_keys, load in topics:
         count = len(topic_keys.active)
-        norms = dedup_index.read_norms(store, topic, count) if among is None else None
+        norms = dedup_index.read_norms(store, topic, count)
         if norms is None:
-            rows = range(count) if among is None else wanted[topic]
-            read = (load(rows) if rows else None) or {}
+            read = (load(range(count)) if count else None) or {}
             norms = dict((r, normalize(index.unescape(text))) for r, (_id, text) in read.items())
         else:
             norms = dict(enumerate(norms))
@@ -147,17 +131,39 @@ def _wordings(store, topics, include_superseded, among, normalize):
             if include_superseded or topic_keys.active[row] == "A":
                 where.append((topic, row))
                 choices.append(norms[row])
-    return where, choices
+    found = process.extract(normalize(query), choices, scorer=getattr(fuzz, FUZZY_SCORER), limit=FUZZY, score_cutoff=cutoff)
+    return [where[i] for _text, _score, i in found]
 
 
-def _likeness():
-    """(query, text) -> 0..1 on normalised texts: rapidfuzz's token-set ratio, or the Indel ratio."""
-    from .similarity import normalize, ratio
-    try:
-        from rapidfuzz import fuzz
-    except ImportError:
-        return lambda q, t: ratio(normalize(q), normalize(t)) / 100.0
-    return lambda q, t: fuzz.token_set_ratio(normalize(q), normalize(t)) / 100.0
+def _trigrams(text):
+    from .similarity import normalize
+    text = " %s " % normalize(text)
+    return frozenset(text[i:i + 3] for i in range(len(text) - 2))
+
+
+def likeness(query, text):
+    """0..1: how alike two wordings are, the Dice coefficient of their character trigrams (a typo or a
+    plural changes a few, Chinese text shares its characters' runs). Pure Python, a few microseconds:
+    the query path imports no rapidfuzz when the query shares a key (on the tune queries and LOCOMO's
+    tune samples, rapidfuzz's token-set ratio here gave top-5 0.947 and R@10 0.654; this, 0.947 and
+    0.652 with rapidfuzz's candidates only where no key is shared; references/recall.md)."""
+    return _dice(_trigrams(query), _trigrams(text))
+
+
+def _dice(a, b):
+    return 2.0 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+
+
+def _may_name_a_tool_or_value(query, keys):
+    """Whether the fact model's parser could find a tool or a value in the query: it names a tool
+    (an "E:" or "F:" key), or holds a digit, a number word or a Chinese numeral. Else the parser,
+    its module and its expressions are not loaded."""
+    from . import vocabulary
+    if any(k.startswith(("E:", "F:")) for k in keys) or any(ch.isdigit() for ch in query):
+        return True
+    v = vocabulary.vocab()
+    return (any(w in v["number_words"] for w in query.lower().replace("-", " ").split())
+            or any(ch in v["cn_digits"] or ch in v["cn_multipliers"] for ch in query))
 
 
 def _same_value(values_a, values_b):
@@ -169,7 +175,6 @@ def search(store, query, limit=5, include_superseded=False, write=False):
     """[{"id", "fact", "topic", "score", "status"}] best first (at most limit): the active facts (and
     the superseded ones with include_superseded) that share a key with the query. Reads the dedup
     indexes; a stale one is computed in memory, and written only when write (a writer's call)."""
-    from . import facts
     keys, expanded = _query_keys(query)
     if not (keys or expanded) or limit <= 0:
         return []
@@ -181,12 +186,8 @@ def search(store, query, limit=5, include_superseded=False, write=False):
     scores, shared = _by_keys(topics, keys, include_superseded, expanded)
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     strongest = ranked[:RERANK]
-    held = set(k for k, _s in strongest)
-    total = sum(len(k.active) for _t, k, _l in topics)  # facts in the store
-    among = [k for k, _s in ranked[RERANK:RERANK + FUZZY_POOL]] if scores and total > SMALL_STORE else None
-    if among is None or among:
-        strongest.extend((k, 0.0) for k in _by_wording(store, topics, query, include_superseded,
-                                                       0 if scores else FUZZY_ALONE, among) if k not in held)
+    if not scores:  # nothing shares a key: a typo, or words too short or common for one
+        strongest = [(k, 0.0) for k in _by_wording(store, topics, query, include_superseded, FUZZY_ALONE)]
     if not strongest:
         return []
     top = strongest[0][1] or 1.0
@@ -196,9 +197,12 @@ def search(store, query, limit=5, include_superseded=False, write=False):
         read = loaders[topic][1]([r for (t, r), _s in strongest if t == topic]) or {}
         for row, (item_id, escaped) in read.items():
             texts[(topic, row)] = (item_id, index.unescape(escaped))
-    like = _likeness()
-    parsed_query = facts.parse(query)
-    parse = parsed_query.entities or parsed_query.values  # the candidates are parsed only when it matters
+    query_grams = _trigrams(query)
+    parsed_query = None
+    if _may_name_a_tool_or_value(query, keys):
+        from . import facts
+        parsed_query = facts.parse(query)
+    parse = parsed_query is not None and (parsed_query.entities or parsed_query.values)  # only when it matters
     query_words = set(w.lower() for w in query.replace("-", " ").split())
     found = []
     for (topic, row), by_keys in strongest:
@@ -206,7 +210,7 @@ def search(store, query, limit=5, include_superseded=False, write=False):
             continue
         item_id, text = texts[(topic, row)]
         parsed = facts.parse(text) if parse else None
-        score = (WEIGHTS["keys"] * by_keys / top + WEIGHTS["likeness"] * like(query, text)
+        score = (WEIGHTS["keys"] * by_keys / top + WEIGHTS["likeness"] * _dice(query_grams, _trigrams(text))
                  + WEIGHTS["topic"] * (topic in query_words))
         if parsed is not None:
             score += (WEIGHTS["tool"] * bool(set(parsed_query.entities) & set(parsed.entities))
