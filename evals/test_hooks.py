@@ -278,6 +278,20 @@ class UserPromptSubmitTest(HookCase):
                           extra=["--prompt-recall"])
         self.assertIn("tools/deploy.sh", other["hookSpecificOutput"]["additionalContext"])
 
+    def test_a_promoted_fact_shown_in_memory_md_at_session_start_is_not_given_again(self):
+        code, out = self.record("Rollbacks go through tools/rollback.sh, never by hand.", "--topic", "release",
+                                "--category", "convention", "--promote", "--confirmed")
+        self.assertEqual(code, 0, out)
+        (self.store / "state" / "cache" / "prompt-given").mkdir(parents=True)
+        start = self.hook("SessionStart", self.payload(source="startup"))["hookSpecificOutput"]["additionalContext"]
+        layer3 = start.split("[Layer 3]")[1].split("[Layer")[0]
+        self.assertIn("tools/rollback.sh", layer3)
+        self.assertEqual(start.count("tools/rollback.sh"), 1)
+        prompt = "Can rollbacks be done by hand?"
+        self.assertEqual(self.hook("UserPromptSubmit", self.payload(prompt=prompt), extra=["--prompt-recall"]), {})
+        other = self.hook("UserPromptSubmit", self.payload(prompt=prompt, session_id="sess-2"), extra=["--prompt-recall"])
+        self.assertIn("tools/rollback.sh", other["hookSpecificOutput"]["additionalContext"])
+
     def test_the_lists_of_given_facts_are_bounded(self):
         from memory_core import hooks
         folder = self.store / "state" / "cache" / "prompt-given"

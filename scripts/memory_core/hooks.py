@@ -417,11 +417,12 @@ def user_prompt_submit(store, payload):
 
 
 def _note_given_at_start(store, session_id, report):
-    """Where the prompt hook is in use (its folder exists), the Layer 1 facts this start showed count
-    as given in the session, so a prompt does not bring them again."""
+    """Where the prompt hook is in use (its folder exists), the facts this start showed, in any
+    layer (a promoted fact's line in MEMORY.md, a trail line, a Layer 1 fact), count as given in the
+    session, so a prompt does not bring them again."""
     if not session_id or not os.path.isdir(os.path.join(store, PROMPT_GIVEN_DIR)):
         return
-    shown = set(w["id"] for w in report.get("layers", {}).get("layer1", {}).get("why") or ())
+    shown = set(report.get("shown_ids") or ())
     if shown:
         rel = _given_path(store, session_id)
         _write_given(store, rel, sorted(_read_given(store, rel) | shown))

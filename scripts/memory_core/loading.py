@@ -448,6 +448,7 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
     report["layers"]["layer1"]["why"] = [{"id": i, "why": why.get(i, [])} for e in
                                          sorted((l1[k] for k in chosen[2] if k < available[2]), key=lambda e: e.order)
                                          for i in sorted(e.ids)]
+    report["shown_ids"] = sorted(shown)  # every fact shown whole, in any layer (the prompt hook's "given")
     if not any(chosen):
         out.append("(the store is empty: nothing recorded yet)")
     out.append(FENCE_CLOSE)
