@@ -5,10 +5,11 @@ name, whatever alias spells it; concepts, so "how long do we keep" finds a reten
 Chinese vocabulary phrases and character pairs), read from the topics' dedup indexes
 (state/cache/dedup/, derived data) without parsing an items.json while they match their files. Then
 the RERANK strongest are read and scored again with their wording: how alike query and fact are
-(rapidfuzz when present, else the pure-Python Indel ratio), a tool both name exactly (PG is Postgres,
-yarn is not pnpm), a value both give in any unit (half a second is 500 ms) and a query word that
-names the fact's topic. The weights were set by hand: on our tune queries and LOCOMO's tune samples
-they barely matter (references/recall.md).
+(the Dice coefficient of character trigrams), a tool both name exactly (PG is Postgres, yarn is not
+pnpm), a value both give in any unit (half a second is 500 ms) and a query word that names the
+fact's topic. Only where no fact shares a key does rapidfuzz find candidates by wording alone. The
+weights were set by hand: on our tune queries and LOCOMO's tune samples they barely matter
+(references/recall.md).
 """
 import collections
 import functools
