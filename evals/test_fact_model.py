@@ -204,3 +204,56 @@ class TunePairsFigureTest(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 
+
+
+class KeyVocabTableTest(unittest.TestCase):
+    """data/fact_keys.tsv (key_vocab.py): the judgement keys' vocabulary as a lookup table, so a
+    query keys its text without preparing the whole vocabulary. It must be current and give the
+    very keys the full vocabulary gives."""
+
+    def texts(self):
+        fixtures = _support.REPO / "evals" / "fixtures"
+        out = []
+        for path in sorted((fixtures / "recall").glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                project = json.loads(line)
+                out.extend(f["text"] for f in project["facts"])
+                out.extend(q["q"] for q in project["queries"])
+        for path in sorted((fixtures / "judgement").glob("pairs.*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                pair = json.loads(line)
+                out.extend((pair["a"], pair["b"]))
+        for line in (fixtures / "classification.jsonl").read_text(encoding="utf-8").splitlines():
+            out.append(json.loads(line)["text"])
+        return out
+
+    def test_the_table_is_current(self):
+        proc = subprocess.run([sys.executable, str(_support.REPO / "evals" / "tools" / "build_fact_keys.py"), "--check"],
+                              capture_output=True, universal_newlines=True)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+    def test_looked_up_keys_equal_the_full_vocabularys(self):
+        from memory_core.candidate_keys import fact_keys
+        from memory_core.key_vocab import key_vocab
+        self.assertIsNotNone(key_vocab())
+        texts = self.texts()
+        self.assertGreater(len(texts), 3000)
+        for text in texts:
+            self.assertEqual(fact_keys(text, light=True), fact_keys(text), text)
+
+    def test_a_table_of_another_vocabulary_is_not_used(self):
+        import shutil
+        import tempfile
+        from unittest import mock
+        from memory_core import key_vocab
+        folder = tempfile.mkdtemp(prefix="m3l-keyvocab-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        stale = os.path.join(folder, "fact_keys.tsv")
+        with open(key_vocab.TABLE, "rb") as fh:
+            data = fh.read()
+        with open(stale, "wb") as fh:
+            fh.write(data.replace(b"sha256=", b"sha256=0", 1))
+        with mock.patch.object(key_vocab, "TABLE", stale), mock.patch.object(key_vocab, "_LOADED", []):
+            self.assertIsNone(key_vocab.key_vocab())
+            from memory_core.candidate_keys import fact_keys
+            self.assertEqual(fact_keys("We use pnpm, not yarn.", light=True), fact_keys("We use pnpm, not yarn."))

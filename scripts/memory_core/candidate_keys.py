@@ -48,13 +48,22 @@ def stem(word):
     return word
 
 
-def fact_keys(text, extra=None):
+def fact_keys(text, extra=None, light=False):
     """The words a fact is found by, without parsing it fully: "F:family" for a tool in an
     exclusive family (so pnpm finds yarn), "E:tool" for others, "C:concept", and "W:word" for the
     other content words of three letters or more; Chinese text adds its vocabulary phrases (a Chinese
-    scope word such as 生产 counts as "C:" too) and "J:" character pairs."""
-    v = vocabulary.vocab(extra)
-    w = _words(v)
+    scope word such as 生产 counts as "C:" too) and "J:" character pairs. light: the vocabulary is
+    looked up in data/fact_keys.tsv (key_vocab.py), the same keys for a process that keys one or two
+    texts (a query) without preparing all of it."""
+    v = None
+    if light and not extra:
+        from .key_vocab import key_vocab
+        v = key_vocab()
+    if v is None:
+        v = vocabulary.vocab(extra)
+        w = _words(v)
+    else:
+        w = v.words
     low = text.lower()
     keys, words = set(), _RAW.findall(low)
     i = 0

@@ -53,21 +53,30 @@ def _query_keys(query):
     "which", 什么, 多久), and for a concept that names a family of tools the family too:
     "which package manager" asks for the fact that names pnpm (the concept is "C:package_manager",
     the fact's key "F:package_manager")."""
-    from . import vocabulary
     asking, asking_zh, synonyms = recall_vocab()
     low = query.lower()
     for word in asking_zh:
         query = query.replace(word, " ")
-    keys = [k for k in fact_keys(query) if k not in asking]
-    families = vocabulary.vocab()["family_names"]
+    keys = [k for k in fact_keys(query, light=True) if k not in asking]
+    families = _vocab()["family_names"]
     keys += ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families and "F:" + k[2:] not in keys]
     expanded = []  # the keys of the other members of a synonym group the query uses
     for group in synonyms:
         if any(_holds(low, word) for word in group):
             for word in group:
                 if not _holds(low, word):
-                    expanded.extend(k for k in fact_keys(word) if k not in keys and k not in expanded)
+                    expanded.extend(k for k in fact_keys(word, light=True) if k not in keys and k not in expanded)
     return keys, expanded
+
+
+def _vocab():
+    """The vocabulary's lookup table (key_vocab.py), or the whole vocabulary where it is stale."""
+    from .key_vocab import key_vocab
+    found = key_vocab()
+    if found is None:
+        from . import vocabulary
+        found = vocabulary.vocab()
+    return found
 
 
 def _holds(text, word):
@@ -159,10 +168,9 @@ def _may_name_a_tool_or_value(query, keys):
     """Whether the fact model's parser could find a tool or a value in the query: it names a tool
     (an "E:" or "F:" key), or holds a digit, a number word or a Chinese numeral. Else the parser,
     its module and its expressions are not loaded."""
-    from . import vocabulary
     if any(k.startswith(("E:", "F:")) for k in keys) or any(ch.isdigit() for ch in query):
         return True
-    v = vocabulary.vocab()
+    v = _vocab()
     return (any(w in v["number_words"] for w in query.lower().replace("-", " ").split())
             or any(ch in v["cn_digits"] or ch in v["cn_multipliers"] for ch in query))
 
