@@ -252,7 +252,7 @@ class KeyVocabTableTest(unittest.TestCase):
         with open(key_vocab.TABLE, "rb") as fh:
             data = fh.read()
         with open(stale, "wb") as fh:
-            fh.write(data.replace(b"sha256=", b"sha256=0", 1))
+            fh.write(data.replace(b"source=", b"source=0", 1))
         with mock.patch.object(key_vocab, "TABLE", stale), mock.patch.object(key_vocab, "_LOADED", []):
             self.assertIsNone(key_vocab.key_vocab())
             from memory_core.candidate_keys import fact_keys

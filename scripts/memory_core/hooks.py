@@ -431,8 +431,8 @@ def _note_given_at_start(store, session_id, report):
 def _given_path(store, session_id):
     if not session_id:
         return None
-    import hashlib
-    return os.path.join(PROMPT_GIVEN_DIR, hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32] + ".txt")
+    from .similarity import sha256  # the builtin digest: hashlib would load OpenSSL first
+    return os.path.join(PROMPT_GIVEN_DIR, sha256(session_id.encode("utf-8")).hexdigest()[:32] + ".txt")
 
 
 def _read_given(store, rel):

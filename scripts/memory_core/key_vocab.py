@@ -3,7 +3,7 @@ read by lookup from data/fact_keys.tsv instead of preparing all of data/fact_voc
 
 Preparing the whole vocabulary costs a process ~7 ms (parse, then 5,800 phrases and their reach);
 a query needs a few dozen lookups. data/fact_keys.tsv holds the same tables as sorted lines searched
-in place (sortedlines.py), and names the sha256 of the fact_vocab.json it was built from: when that
+in place (sortedlines.py), and names the size and CRC-32 of the fact_vocab.json it was built from: when that
 file changed since, it is not used (the full vocabulary is), so a stale table never gives other keys.
 Built by `python3 evals/tools/build_fact_keys.py`; evals/test_fact_model.py checks it is current and
 that both ways give the same keys.
@@ -22,14 +22,17 @@ from . import sortedlines
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 SOURCE = os.path.join(DATA, "fact_vocab.json")
 TABLE = os.path.join(DATA, "fact_keys.tsv")
-HEADER = "memory-3layer fact-keys v1 sha256="
+HEADER = "memory-3layer fact-keys v1 source="
 _LOADED = []
 
 
 def source_digest(path=SOURCE):
-    from .similarity import sha256
+    """The size and CRC-32 of fact_vocab.json: binascii is built in, a digest through hashlib or
+    similarity.py would cost a query more than the lookups it saves."""
+    import binascii
     with open(path, "rb") as fh:
-        return sha256(fh.read()).hexdigest()
+        data = fh.read()
+    return "%d-%08x" % (len(data), binascii.crc32(data) & 0xFFFFFFFF)
 
 
 def table_lines(v, words):
