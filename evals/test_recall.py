@@ -120,6 +120,41 @@ class QueryTest(_support.TempProject):
         self.assertIn(b"masked 1 secret", proc.stdout)
 
 
+    def query_in_fresh_process(self, text):
+        """(whether the secret detector was imported, the text answer) of one query in a new process."""
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from memory_core import recall\n"
+                "found, text = recall.answer(%r, %r, 5)\n"
+                "print('memory_core.redaction' in sys.modules)\nprint(text)\n"
+                % (str(_support.SCRIPTS), str(self.store), text))
+        import subprocess
+        out = subprocess.run([_support.PYTHON, "-c", code], capture_output=True, universal_newlines=True,
+                             env=_support.clean_env())
+        self.assertEqual(out.returncode, 0, out.stderr)
+        loaded, answer = out.stdout.split("\n", 1)
+        return loaded == "True", answer
+
+    def test_facts_a_writer_scanned_clean_are_shown_without_loading_the_detector(self):
+        loaded, answer = self.query_in_fresh_process("how long do we keep audit logs")
+        self.assertIn("Audit logs are retained", answer)
+        self.assertFalse(loaded)
+
+    def test_a_fact_edited_by_hand_or_flags_of_another_detector_load_the_detector(self):
+        key = "AKIA" + "QWERTYUIOPASDFGH"
+        path = self.store / "areas" / "topics" / "conventions" / "items.json"
+        clean = self.store / "state" / "cache" / "dedup" / "conventions" / "clean"
+        self.assertTrue(clean.read_text("ascii").endswith("CCCCC"))
+        clean.write_text("another-detector\nCCCCC", "ascii")  # flags set by another detector vouch for nothing
+        loaded, answer = self.query_in_fresh_process("how long do we keep audit logs")
+        self.assertTrue(loaded)
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc["items"][2]["fact"] = "Audit logs are retained for 400 days in S3 with key %s." % key
+        path.write_text(json.dumps(doc), encoding="utf-8")  # a hand edit: the index vouches for nothing
+        loaded, answer = self.query_in_fresh_process("how long do we keep audit logs")
+        self.assertTrue(loaded)
+        self.assertNotIn(key, answer)
+
+
 class QueryFiguresTest(unittest.TestCase):
     def test_the_proof_set_has_the_intended_fact_in_the_top_5_for_45_of_50(self):
         """The issue's proof: 50 queries (2 English and 2 Chinese projects) written by a helper after

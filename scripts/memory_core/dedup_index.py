@@ -5,6 +5,8 @@ without parsing any items.json.
   meta       the topic file's signature, row count, plain flag, keys' version and columns' layout
   ids, norms, active, negated   what an exact or near repeat is found by (the fast append)
   texts, keys, postings, offsets   what matching.py finds and reads candidates by
+  clean      the secret detector's fingerprint, then a flag per row: "C" its text was scanned and
+             found clean, "?" not, so a query shows clean facts without loading the detector
 """
 import os
 
@@ -21,9 +23,9 @@ class DedupRows(object):
     (judgement.fact_keys); matching.py reads those back through read_judgement_keys and
     read_judgement_rows."""
 
-    def __init__(self, ids, active, norms, negated, texts=None, keys=None):
+    def __init__(self, ids, active, norms, negated, texts=None, keys=None, clean=None):
         self.ids, self.active, self.norms, self.negated = ids, active, norms, negated
-        self.texts, self.keys = texts, keys
+        self.texts, self.keys, self.clean = texts, keys, clean  # clean: (fingerprint, "C?" flags)
 
 
 _OFFSETS = "%010d %010d\n"  # the offsets column: where each row's line starts in texts and in ids
@@ -56,17 +58,21 @@ def write_dedup_index(store, topic, sig, rows, plain):
     write_cache(store, _dedup_rel(topic, "active"), rows.active.encode("ascii"))
     write_cache(store, _dedup_rel(topic, "negated"),
                  "".join("%d\t%s\n" % pair for pair in sorted(rows.negated.items())).encode("utf-8"))
+    fingerprint, flags = rows.clean or ("none", "?" * len(rows.ids))
+    write_cache(store, _dedup_rel(topic, "clean"), ("%s\n%s" % (fingerprint, flags)).encode("ascii"))
     _write_meta(store, topic, sig, len(rows.ids), plain)
 
 
-def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare, text, keys):
-    """After a fast append: one line per column, then the meta that vouches for them."""
+def append_dedup_row(store, topic, new_sig, count, item_id, norm, bare, text, keys, clean=False):
+    """After a fast append: one line per column, then the meta that vouches for them. clean: the
+    text was scanned by the detector and found clean (the recorder's screen)."""
     id_at = write_cache(store, _dedup_rel(topic, "ids"), (item_id + "\n").encode("utf-8"), append=True)
     write_cache(store, _dedup_rel(topic, "norms"), (norm + "\n").encode("utf-8"), append=True)
     text_at = write_cache(store, _dedup_rel(topic, "texts"), (escape(text) + "\n").encode("utf-8"), append=True)
     write_cache(store, _dedup_rel(topic, "offsets"), (_OFFSETS % (text_at, id_at)).encode("ascii"), append=True)
     write_cache(store, _dedup_rel(topic, "keys"), (" %s \n" % " ".join(keys)).encode("utf-8"), append=True)
     write_cache(store, _dedup_rel(topic, "active"), b"A", append=True)
+    write_cache(store, _dedup_rel(topic, "clean"), b"C" if clean else b"?", append=True)
     if bare != norm:
         write_cache(store, _dedup_rel(topic, "negated"), ("%d\t%s\n" % (count - 1, bare)).encode("utf-8"),
                      append=True)
@@ -187,8 +193,9 @@ class JudgementKeys(object):
     """What matching needs of one topic: active flags, the postings snapshot and the keys lines
     appended since (the tail), searched line by line."""
 
-    def __init__(self, active, postings, snapshot_rows, tail):
+    def __init__(self, active, postings, snapshot_rows, tail, current=False):
         self.active, self.postings, self.snapshot_rows, self.tail = active, postings, snapshot_rows, tail
+        self.current = current  # read from an index its meta vouches for (not computed in memory)
 
     def rows(self, key):
         """Rows of the key: the postings snapshot's, by binary search, then the tail's."""
@@ -225,7 +232,7 @@ def read_judgement_keys(store, topic, sig):
     tail = tail[1:].split("\n")[:-1] if snapshot_bytes else tail.split("\n")[:-1]
     if snapshot_rows + len(tail) != count:
         return None
-    return JudgementKeys(active, blob, snapshot_rows, tail)
+    return JudgementKeys(active, blob, snapshot_rows, tail, current=True)
 
 
 def read_judgement_rows(store, topic, count, rows):
@@ -270,6 +277,24 @@ def _lines_at(store, topic, name, spans):
             return None
         lines.append(chunk[:-1].decode("utf-8"))
     return lines
+
+
+def read_clean_flags(store, topic, count, fingerprint):
+    """The topic's clean flags ("C" or "?" per row) when they were set under this detector
+    fingerprint and hold count rows; else None."""
+    text = read_cache(store, _dedup_rel(topic, "clean"))
+    head, _sep, flags = (text or "").partition("\n")
+    return flags if text and head == fingerprint and len(flags) == count else None
+
+
+def previous_clean(store, topic, fingerprint):
+    """{(id, text escaped as stored)} of the rows of the topic's last index found clean under this
+    fingerprint, whatever file it was computed from: a rewrite scans only the texts that changed."""
+    ids, texts = _read_lines(store, topic, "ids"), _read_lines(store, topic, "texts")
+    flags = read_clean_flags(store, topic, len(ids or ()), fingerprint)
+    if not ids or texts is None or flags is None or len(texts) != len(ids):
+        return set()
+    return set((i, t) for i, t, f in zip(ids, texts, flags) if f == "C")
 
 
 def previous_keys(store, topic):

@@ -18,8 +18,9 @@ import os
 
 from .cache_files import CACHE_DIR, escape, read_cache, signature, unescape, write_cache
 from .dedup_index import (  # noqa: F401 (index.X: the dedup columns' entry points, as callers know them)
-    DEDUP_DIR, DEDUP_LAYOUT, KEYS_VERSION, DedupRows, JudgementKeys, Lines, Rows, current_meta, previous_keys,
-    append_dedup_row, read_dedup_index, read_judgement_keys, read_judgement_rows, write_dedup_index)
+    DEDUP_DIR, DEDUP_LAYOUT, KEYS_VERSION, DedupRows, JudgementKeys, Lines, Rows, current_meta, previous_clean,
+    previous_keys, append_dedup_row, read_clean_flags, read_dedup_index, read_judgement_keys, read_judgement_rows,
+    write_dedup_index)
 from .paths import topic_items_path
 
 TOPIC_DIR = os.path.join(CACHE_DIR, "layer1")
@@ -311,11 +312,37 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
                 if bare != norm:
                     dedup.negated[row] = bare
             dedup.active = "".join("A" if it.get("status", "active") == "active" else "S" for it in items)
+            dedup.clean = clean_flags(store, topic, dedup.ids, dedup.texts)
         write_dedup_index(store, topic, sig, dedup, plain)
         if merge:
             rebuild_newest(store)
     except OSError:
         pass  # a cache that cannot be written only costs speed
+
+
+def clean_flags(store, topic, ids, texts):
+    """(detector fingerprint, a "C" or "?" per row): the rows the topic's last index found clean
+    under this detector keep their flag, the others are scanned now, joined in one call (the user's
+    extra patterns are not part of it: with any, a query masks every result)."""
+    from .redaction import find_secrets
+    fingerprint = scan_fingerprint(())
+    known = previous_clean(store, topic, fingerprint)
+    flags = ["C" if (i, escape(t)) in known else None for i, t in zip(ids, texts)]
+    todo = [row for row, flag in enumerate(flags) if flag is None]
+    starts, pos = [], 0
+    for row in todo:
+        starts.append(pos)
+        pos += len(texts[row]) + 3
+    found = find_secrets("\n\n\n".join(texts[row] for row in todo), ()) if todo else []
+    hit = set()
+    import bisect
+    for f in found:
+        first = bisect.bisect_right(starts, f.start) - 1
+        last = bisect.bisect_right(starts, max(f.start, f.end - 1)) - 1
+        hit.update(todo[k] for k in range(max(first, 0), last + 1))
+    for row in todo:
+        flags[row] = "?" if row in hit else "C"
+    return fingerprint, "".join(flags)
 
 
 def add_newest(store, topic, old_sig, new_sig, item):

@@ -14,7 +14,6 @@ that both ways give the same keys.
   ~:<name>        <JSON list>       cjk_phrases (longest first), stopwords, noise, id_noise,
                                     family_names, number_words, cn_digits, cn_multipliers
 """
-import json
 import os
 
 from . import sortedlines
@@ -46,6 +45,7 @@ def table_lines(v, words):
                          ("noise", sorted(words["noise"])), ("id_noise", sorted(words["id_noise"])),
                          ("family_names", sorted(v["family_names"])), ("number_words", sorted(v["number_words"])),
                          ("cn_digits", sorted(v["cn_digits"])), ("cn_multipliers", sorted(v["cn_multipliers"]))):
+        import json
         lines.append("~:%s\t%s" % (name, json.dumps(values, ensure_ascii=False)))
     if any("\n" in line or line.count("\t") > 2 for line in lines):
         raise ValueError("a phrase holds a tab or a newline")
@@ -81,7 +81,8 @@ class KeyVocab(object):
 
     def __init__(self, blob, start):
         def listed(name):
-            return json.loads(sortedlines.find(blob, "~:" + name, start).decode("utf-8"))
+            from .fastjson import loads  # the json package would import re
+            return loads(sortedlines.find(blob, "~:" + name, start).decode("utf-8"))
         self.tables = {
             "phrases": _Lookup(blob, start, "p:", lambda s: tuple(s.split("\t", 1))),
             "reach": _Lookup(blob, start, "r:", int),

@@ -100,12 +100,12 @@ def _word_char(ch):
 def recall_vocab():
     """({"W:when", ...}, the Chinese question words longest first, [synonym groups]) from
     data/recall_vocab.json, read once per process."""
-    import json
     import os
     from .candidate_keys import stem
+    from .fastjson import loads
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recall_vocab.json"),
               encoding="utf-8") as fh:
-        raw = json.load(fh)
+        raw = loads(fh.read())
     return (frozenset("W:" + stem(w) for w in raw["question_words"]),
             tuple(sorted(raw["question_words_zh"], key=lambda w: (-len(w), w))),
             [[w.lower() for w in group] for group in raw["synonyms"]])
@@ -227,9 +227,28 @@ def search(store, query, limit=5, include_superseded=False, write=False):
         active = loaders[topic][0].active[row] == "A"
         found.append({"id": item_id, "fact": text, "topic": topic, "score": round(score, 4),
                       "status": "active" if active else "superseded",
-                      "keys": sorted(shared.get((topic, row), ())), "by_keys": by_keys})
+                      "keys": sorted(shared.get((topic, row), ())), "by_keys": by_keys, "_row": row})
     found.sort(key=lambda f: (-f["score"], f["topic"], f["id"]))
-    return found[:limit]
+    found = found[:limit]
+    _mark_clean_results(store, found, loaders)
+    return found
+
+
+def _mark_clean_results(store, found, loaders):
+    """Each result gets "clean": its text was scanned and found clean under the current detector
+    (the topic's index vouches for it: dedup_index clean flags). render() then need not load the
+    detector. A topic computed in memory (a hand edit, a pull) vouches for nothing."""
+    fingerprint = None
+    flags = {}
+    for f in found:
+        topic_keys = loaders[f["topic"]][0]
+        if f["topic"] not in flags:
+            if fingerprint is None:
+                fingerprint = index.scan_fingerprint(())
+            flags[f["topic"]] = index.read_clean_flags(store, f["topic"], len(topic_keys.active), fingerprint) \
+                if topic_keys.current else None
+        row = f.pop("_row")
+        f["clean"] = flags[f["topic"]] is not None and flags[f["topic"]][row] == "C"
 
 
 def _replacements(store, found):
@@ -254,24 +273,27 @@ def answer(store, query, limit, include_superseded=False, extra_patterns=()):
     """(results, text): search() masked (a secret in a fact is never shown) with the replacements of
     superseded facts, and the same as one fenced data block, a line per result."""
     found = search(store, query, limit, include_superseded)
-    for f in found:
-        del f["keys"], f["by_keys"]
     _replacements(store, found)
     text = render(found, extra_patterns)
+    for f in found:
+        del f["keys"], f["by_keys"], f["clean"]
     return found, text
 
 
 def render(found, extra_patterns=(), what="for the query", limit=None):
     """The results masked (in place: a secret in a fact is never shown) as one fenced data block, a
-    line per result; with limit, as many whole lines as fit in limit characters."""
-    from .redaction import mask_secrets
+    line per result; with limit, as many whole lines as fit in limit characters. Where every result
+    is "clean" (search: scanned clean by a writer) and the user has no extra patterns, the detector
+    is not loaded."""
     from .rendering import DATA_NOTE, FENCE_CLOSE, FENCE_OPEN, escape_controls, one_line
     masked = 0
-    for f in found:
-        for holder in (f, f.get("superseded_by") or {}):
-            if holder.get("fact"):
-                holder["fact"], hits = mask_secrets(holder["fact"], extra_patterns)
-                masked += len(hits)
+    if extra_patterns or not all(f.get("clean") and not f.get("superseded_by") for f in found):
+        from .redaction import mask_secrets
+        for f in found:
+            for holder in (f, f.get("superseded_by") or {}):
+                if holder.get("fact"):
+                    holder["fact"], hits = mask_secrets(holder["fact"], extra_patterns)
+                    masked += len(hits)
     lines = []
     for f in found:
         line = "- [%s] (%s, %.3f) %s" % (f["id"], f["topic"], f["score"], f["fact"])

@@ -391,7 +391,8 @@ def _fast_append(root, store, topic, items_path, new_item, now, daily_text, resu
     try:
         from .judgement import fact_keys
         index.append_dedup_row(store, topic, new_sig, len(rows.norms) + 1, new_item["id"], norm,
-                               without_negations(norm), new_item["fact"], fact_keys(new_item["fact"]))
+                               without_negations(norm), new_item["fact"], fact_keys(new_item["fact"]),
+                               clean=not result.get("redacted"))  # screened clean (_screen_secrets)
         newest = os.path.join(store, index.NEWEST_INDEX)
         before = index.signature(newest)
         if index.add_newest(store, topic, sig, new_sig, new_item) and not result.get("redacted"):
