@@ -155,6 +155,31 @@ class QueryTest(_support.TempProject):
         self.assertNotIn(key, answer)
 
 
+    def test_linked_index_folders_are_never_read_through(self):
+        outside = tempfile.mkdtemp(prefix="m3l-outside-")
+        self.addCleanup(shutil.rmtree, outside, True)
+        dedup = self.store / "state" / "cache" / "dedup"
+        for linked in (dedup / "conventions", dedup):  # a topic's folder, then the whole dedup folder
+            fake = os.path.join(outside, linked.name)
+            shutil.copytree(str(linked), fake)
+            with open(os.path.join(fake, "conventions", "texts") if linked == dedup else os.path.join(fake, "texts"),
+                      "w", encoding="utf-8") as fh:
+                fh.write("PLANTED\n" * 5)
+            shutil.rmtree(str(linked))
+            os.symlink(fake, str(linked))
+            results = self.query("how long do we keep audit logs")
+            self.assertEqual(results[0]["fact"], "Audit logs are retained for 400 days in S3.")
+            self.assertNotIn("PLANTED", json.dumps(results))
+            os.unlink(str(linked))
+            shutil.copytree(fake, str(linked))  # back to a real folder, the planted text inside it
+            shutil.rmtree(fake)
+            with st.StoreLock(str(self.store)):
+                for topic in st.list_topics(str(self.store)):
+                    doc, items = st.read_topic(str(self.store), topic)
+                    index.refresh_topic(str(self.store), topic, str(self.store / "areas" / "topics" / topic / "items.json"),
+                                        doc, items)
+
+
 class QueryFiguresTest(unittest.TestCase):
     def test_the_proof_set_has_the_intended_fact_in_the_top_5_for_45_of_50(self):
         """The issue's proof: 50 queries (2 English and 2 Chinese projects) written by a helper after

@@ -55,6 +55,31 @@ def trust(base):
         _BASES.append(base)
 
 
+class trusted_below(object):
+    """Within the with-block, folder (checked from base once, on entry) is a base of its own, so
+    the many files a search reads below it are checked from there, not component by component
+    from base each time. The trust ends with the block; a folder that is a link or not a folder is
+    not trusted (its files are then checked from base, and refused)."""
+
+    def __init__(self, base, folder):
+        self.base, self.folder, self.added = base, os.path.abspath(folder), False
+
+    def __enter__(self):
+        try:
+            info = check(self.folder, self.base)
+        except (OSError, CorruptFile):
+            info = None
+        if info is not None and stat.S_ISDIR(info.st_mode) and self.folder not in _BASES:
+            _BASES.append(self.folder)
+            self.added = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.added:
+            _BASES.remove(self.folder)
+        return False
+
+
 def _base_of(path):
     best = None
     for base in _BASES:
@@ -68,7 +93,13 @@ def check(path, base=None):
     symbolic link and that it lies inside base. base: the trusted folder it belongs to (default: the
     nearest one registered with trust(), else its own parent)."""
     path = os.path.abspath(path)
-    base = os.path.abspath(base) if base else (_base_of(path) or os.path.dirname(path))
+    if base:
+        base = os.path.abspath(base)
+        narrow = _base_of(path)  # a folder below base trusted for the moment (trusted_below)
+        if narrow is not None and narrow.startswith(base + os.sep):
+            base = narrow
+    else:
+        base = _base_of(path) or os.path.dirname(path)
     # Both are absolute and normalised, so a prefix test is exact (os.path.relpath is slow).
     rel = path[len(base) + 1:] if path.startswith(base + os.sep) and base != os.sep \
         else os.path.relpath(path, base)
