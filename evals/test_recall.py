@@ -180,6 +180,42 @@ class QueryTest(_support.TempProject):
                                         doc, items)
 
 
+class RecallIndexTest(unittest.TestCase):
+    """The store's recall index (recall_index.py) only saves reads: a search gives the same results
+    with it, without it, and with topics changed since it was built."""
+
+    def results(self, store, queries):
+        return [[(r["id"], r["score"], r["status"]) for r in recall.search(store, q["q"], 10, include_superseded=True)]
+                for q in queries]
+
+    def test_the_same_results_with_the_index_without_it_and_with_a_topic_changed_since(self):
+        from memory_core import recall_index
+        with open(str(FIXTURES / "queries.tune.jsonl"), encoding="utf-8") as fh:
+            projects = [json.loads(line) for line in fh if line.strip()][:2]
+        for project in projects:
+            root = tempfile.mkdtemp(prefix="m3l-recall-index-")
+            self.addCleanup(shutil.rmtree, root, True)
+            store, _ids = build_store(root, [f["text"] for f in project["facts"]])
+            plain = self.results(store, project["queries"])
+            with st.StoreLock(store):
+                self.assertEqual(sorted(recall_index.build(store)), ["t0", "t1", "t2", "t3"])
+            self.assertEqual(len(recall_index.topic_views(store, dict(
+                (t, index.signature(os.path.join(store, "areas", "topics", t, "items.json"))) for t in
+                ("t0", "t1", "t2", "t3")))), 4)
+            self.assertEqual(self.results(store, project["queries"]), plain)
+            doc, items = st.read_topic(store, "t1")  # a change since the index: t1 is read on its own
+            items[0]["status"] = "superseded"
+            items.append(dict(items[1], id="t1-added", fact=project["queries"][0]["q"] + " (added)"))
+            st.write_topic(store, "t1", doc, items)
+            doc, items = st.read_topic(store, "t1")
+            index.refresh_topic(store, "t1", os.path.join(store, "areas", "topics", "t1", "items.json"), doc, items,
+                                merge=False)
+            mixed = self.results(store, project["queries"])
+            shutil.rmtree(os.path.join(store, recall_index.RECALL_DIR))
+            self.assertEqual(mixed, self.results(store, project["queries"]))
+            self.assertNotEqual(mixed, plain)
+
+
 class QueryFiguresTest(unittest.TestCase):
     def test_the_proof_set_has_the_intended_fact_in_the_top_5_for_45_of_50(self):
         """The issue's proof: 50 queries (2 English and 2 Chinese projects) written by a helper after

@@ -29,7 +29,7 @@ class DedupRows(object):
 
 
 _OFFSETS = "%010d %010d\n"  # the offsets column: where each row's line starts in texts and in ids
-DEDUP_LAYOUT = 2  # of the dedup columns (2: the offsets column): an index of another layout is rebuilt
+DEDUP_LAYOUT = 3  # of the dedup columns (2: the offsets column; 3: the clean flags): an index of another layout is rebuilt
 
 
 def _dedup_rel(topic, name):

@@ -248,8 +248,8 @@ def session_start(root, store, host, payload, env):
                                 touched=touched, parsed=parsed)
     if report.get("stale"):
         _warm_indexes(store, patterns, parsed)
-        if parsed.get("topics"):  # topic files changed since they were indexed: their judgement keys too
-            _warm_later(store)
+    if parsed.get("topics") or _recall_index_stale(store):  # topic files changed since they were indexed
+        _warm_later(store)
     _note_given_at_start(store, _text(payload, "session_id"), report)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     problems = ["%s (%s)" % (s["path"], s["reason"]) for s in report.get("skipped") or ()] + report["notes"]
@@ -276,9 +276,10 @@ WARM_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); from memory_core.hook
 
 
 def _warm_later(store):
-    """Rebuild the judgement keys (state/cache/dedup/) in a detached process: the session starts
-    now, and a later record or prompt recall finds them current instead of computing them (seconds
-    on 100,000 facts). The process shares no pipe with the host, so the host does not wait for it."""
+    """Rebuild the judgement keys (state/cache/dedup/) and the recall index (state/cache/recall/) in a
+    detached process: the session starts now, and a later record, query or prompt recall finds them
+    current instead of computing them (seconds on 100,000 facts). The process shares no pipe with
+    the host, so the host does not wait for it."""
     import subprocess
     import sys
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -292,6 +293,19 @@ def _warm_later(store):
         subprocess.Popen([sys.executable or "python3", "-c", WARM_CODE, scripts, store], **options)
     except (OSError, ValueError):
         pass  # then a writer rebuilds them when it needs them
+
+
+def _recall_index_stale(store):
+    """Whether the store's recall index (recall_index.py) misses a topic as it is now."""
+    from . import recall_index
+    from .cache_files import signature
+    from .paths import topic_items_path
+    from .store import list_topics
+    try:
+        sigs = dict((topic, signature(topic_items_path(store, topic))) for topic in list_topics(store))
+    except StoreError:
+        return False
+    return bool(sigs) and not recall_index.is_current(store, sigs)
 
 
 def warm_all(store):

@@ -393,8 +393,9 @@ def _refresh_merged(store, extra_patterns, daily_days, entries=None, scanned=Non
 
 
 def refresh_all(store, extra_patterns=(), daily_days=7):
-    """Rebuild the indexes of every readable topic whose index is missing or stale, and the clean
-    marks of MEMORY.md, the newest daily files and the merged rows; returns the topics refreshed.
+    """Rebuild the indexes of every readable topic whose index is missing or stale, the clean marks
+    of MEMORY.md, the newest daily files and the merged rows, and the store's recall index
+    (recall_index.py) when it does not match every topic; returns the topics refreshed.
     Corrupt topics are left alone (loading reports them). Call under the lock."""
     from .store import CorruptFile, list_topics, read_topic
     done = []
@@ -410,4 +411,11 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
         refresh_topic(store, topic, path, doc, items, merge=False)
         done.append(topic)
     _refresh_merged(store, extra_patterns, daily_days)
+    try:
+        from . import recall_index
+        sigs = dict((topic, signature(topic_items_path(store, topic))) for topic in list_topics(store))
+        if done or not recall_index.is_current(store, sigs):
+            recall_index.build(store)
+    except OSError:
+        pass
     return done

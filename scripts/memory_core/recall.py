@@ -195,9 +195,13 @@ def _search(store, query, limit, include_superseded, write):
     keys, expanded = _query_keys(query)
     if not (keys or expanded) or limit <= 0:
         return []
+    from .paths import topic_items_path
+    from .recall_index import topic_views
+    sigs = dict((topic, index.signature(topic_items_path(store, topic))) for topic in st.list_topics(store))
+    views = topic_views(store, sigs)  # the topics the store's recall index holds as they are
     topics = []
-    for topic in st.list_topics(store):
-        found = matching.topic_keys(store, topic, write)
+    for topic in sorted(sigs):
+        found = (views[topic], views[topic].load) if topic in views else matching.topic_keys(store, topic, write)
         if found is not None:
             topics.append((topic,) + found)
     scores, shared = _by_keys(topics, keys, include_superseded, expanded)
@@ -209,6 +213,9 @@ def _search(store, query, limit, include_superseded, write):
         return []
     top = strongest[0][1] or 1.0
     loaders = dict((t, (k, load)) for t, k, load in topics)
+    if views:  # the strongest rows of every topic the recall index holds, in one read
+        merged = next(iter(views.values())).merged
+        merged.prefetch([views[t].first + r for (t, r), _s in strongest if t in views])
     texts = {}
     for topic in sorted(set(t for (t, _r), _s in strongest)):
         read = loaders[topic][1]([r for (t, r), _s in strongest if t == topic]) or {}
@@ -253,8 +260,11 @@ def _mark_clean_results(store, found, loaders):
         if f["topic"] not in flags:
             if fingerprint is None:
                 fingerprint = index.scan_fingerprint(())
-            flags[f["topic"]] = index.read_clean_flags(store, f["topic"], len(topic_keys.active), fingerprint) \
-                if topic_keys.current else None
+            if hasattr(topic_keys, "merged"):  # a part of the recall index (recall_index.TopicView)
+                flags[f["topic"]] = topic_keys.clean if topic_keys.merged.fingerprint == fingerprint else None
+            else:
+                flags[f["topic"]] = index.read_clean_flags(store, f["topic"], len(topic_keys.active), fingerprint) \
+                    if topic_keys.current else None
         row = f.pop("_row")
         f["clean"] = flags[f["topic"]] is not None and flags[f["topic"]][row] == "C"
 
