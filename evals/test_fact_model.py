@@ -241,6 +241,36 @@ class KeyVocabTableTest(unittest.TestCase):
         for text in texts:
             self.assertEqual(fact_keys(text, light=True), fact_keys(text), text)
 
+    TRICKY = ["a-b. v1.2.3 1,000.5ms 3:30pm 12% x# c++ .net node.js glicko-2 grch37 hg38 500ms max_party_size",
+              "\u0663\u0664 ms \uff11\uff12 ٣.٤ 中文é中 \u4dc0\u4dff 中\u9fff\u3400 a__b..c--d _x_ -y- 3.",
+              "ab- a+ a#b ..a 1.2.3.4 1..2 1,,2 1.x q1 a1b2 zz-9 zz-9x zz-x9 GlickO-2 İstanbul ǅ ŉ",
+              "生产环境部署必须走发布流水线，禁止手动上传。2026年12月20日 三十秒 PostgreSQL 16"]
+
+    def test_the_light_tokenizer_finds_what_the_expressions_find(self):
+        from memory_core import candidate_keys as ck, cjk
+        import random
+        rng = random.Random(5)
+        alphabet = "ab z-_.+#:,%9 0\u0663\uff11中文\u4dc0\u9fffé\n\tİ"
+        texts = self.TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
+        for text in texts:
+            low = text.lower()
+            self.assertEqual(ck.light_words(low), ck._rx("raw").findall(low), repr(text))
+            self.assertEqual(cjk.light_runs(low), cjk.findall(low), repr(text))
+            for word in ck._rx("raw").findall(low) + low.split():
+                self.assertEqual(ck._name_with_digits(word, True), ck._name_with_digits(word, False), repr(word))
+                self.assertEqual(ck._id_parts(word, True), ck._id_parts(word, False), repr(word))
+                self.assertEqual(ck._has_digit(word, True), ck._has_digit(word, False), repr(word))
+            self.assertEqual(ck.fact_keys(text, light=True), ck.fact_keys(text), repr(text))
+
+    def test_a_query_imports_no_regular_expressions(self):
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from memory_core.candidate_keys import fact_keys\n"
+                "fact_keys('Which PG version runs the 生产 orders service, v16?', light=True)\n"
+                "print('re' in sys.modules)\n" % str(_support.SCRIPTS))
+        out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, universal_newlines=True,
+                             env=_support.clean_env())  # -S: no site hooks (some import re)
+        self.assertEqual(out.stdout.strip(), "False", out.stderr)
+
     def test_a_table_of_another_vocabulary_is_not_used(self):
         import shutil
         import tempfile

@@ -74,6 +74,18 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class LightNormalizeTest(unittest.TestCase):
+    def test_the_light_normalisation_equals_the_expressions(self):
+        import random
+        from memory_core import similarity
+        rng = random.Random(11)
+        alphabet = "ab Z_.'-9\u0663\uff11中é\u00b2\u2168İ\n\t!'."
+        texts = ["don't x.y.z a..b 'a' a'. .5 v1.2 _a_ ﬁ Ⅸ ² İ", "生产 环境.部署's"]
+        texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
+        for text in texts:
+            self.assertEqual(similarity.normalize(text, light=True), similarity.normalize(text), repr(text))
+
+
 class FastJsonTest(unittest.TestCase):
     """memory_core.fastjson must agree with the json module (the hooks' hot path uses it)."""
 
@@ -87,8 +99,11 @@ class FastJsonTest(unittest.TestCase):
         for bad in ("", "{", '{"a": 1} x', "[1,]", "{'a': 1}", '"\\x"', '"a\nb"'):
             with self.assertRaises(ValueError, msg=bad):
                 fastjson.loads(bad)
-        value = {"z": [1, 2.5, "é\t\"", None, True], "a": {"k": False}, "n": -7}
+        value = {"z": [1, 2.5, "é\t\"", None, True, [], {}, [[{"q": []}]]], "a": {"k": False}, "n": -7}
         self.assertEqual(fastjson.dumps(value), json.dumps(value, ensure_ascii=False, sort_keys=True))
+        for indent in (0, 2, 4):
+            self.assertEqual(fastjson.dumps(value, indent=indent),
+                             json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent))
 
     if given is not None:
         @settings(max_examples=200, deadline=None)
@@ -101,4 +116,5 @@ class FastJsonTest(unittest.TestCase):
             from memory_core import fastjson
             text = json.dumps(value, ensure_ascii=False, sort_keys=True)
             self.assertEqual(fastjson.dumps(value), text)
+            self.assertEqual(fastjson.dumps(value, indent=2), json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2))
             self.assertEqual(fastjson.loads(text), json.loads(text))

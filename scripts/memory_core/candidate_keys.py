@@ -3,13 +3,101 @@ topic's dedup index (dedup_index.py), without the fact model's parser. judgement
 A change here or in fact_vocab.json changes the keys: bump dedup_index.KEYS_VERSION (a test holds
 the digests)."""
 import functools
-import re
 
 from . import cjk, vocabulary
 
-_RAW = re.compile(r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\d+)*[a-zA-Z%]*")
-_DIGIT = re.compile(r"\d")
+# Compiled on first use (_rx): a query keys its text with the light functions below, which give the
+# same words without the re module (its import is a few ms of a query's start).
+_PATTERNS = {
+    "raw": r"[A-Za-z][A-Za-z0-9+#_.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.:,]\d+)*[a-zA-Z%]*",
+    "digit": r"\d",
+    "name_with_digits": r"[a-z]{2,}[a-z-]*\d[a-z0-9]*$",  # glicko-2, grch37, hg38: names, unlike 500ms
+    "id_parts": r"[_.-]+",
+}
+_COMPILED = {}
 _PREPARED = {}
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ALNUM = _ASCII_LETTERS | frozenset("0123456789")
+_INNER = _ALNUM | frozenset("+#_.-")  # what a word may hold: the pattern's [A-Za-z0-9+#_.-]
+_LAST = _ALNUM | frozenset("+#")  # what it may end with: [A-Za-z0-9+#]
+
+
+def _rx(name):
+    found = _COMPILED.get(name)
+    if found is None:
+        import re
+        found = _COMPILED[name] = re.compile(_PATTERNS[name])
+    return found
+
+
+def light_words(low):
+    """_rx("raw").findall(low), char by char (alternatives in order, greedy, as sre matches)."""
+    out, i, n = [], 0, len(low)
+    while i < n:
+        ch = low[i]
+        if ch in _ASCII_LETTERS:
+            j, last = i + 1, None
+            while j < n and low[j] in _INNER:
+                if low[j] in _LAST:
+                    last = j
+                j += 1
+            end = (last if last is not None else i) + 1
+            out.append(low[i:end])
+            i = end
+        elif ch.isdecimal():
+            j = i + 1
+            while j < n and low[j].isdecimal():
+                j += 1
+            while j + 1 < n and low[j] in ".:," and low[j + 1].isdecimal():
+                j += 2
+                while j < n and low[j].isdecimal():
+                    j += 1
+            while j < n and (low[j] in _ASCII_LETTERS or low[j] == "%"):
+                j += 1
+            out.append(low[i:j])
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def _has_digit(word, light):
+    return any(ch.isdecimal() for ch in word) if light else _rx("digit").search(word) is not None
+
+
+def _name_with_digits(word, light):
+    """_rx("name_with_digits").match(word), char by char when light."""
+    if not light:
+        return _rx("name_with_digits").match(word) is not None
+    n, p = len(word), 0
+    while p < n and "a" <= word[p] <= "z":
+        p += 1
+    if p < 2:
+        return False
+    while p < n and ("a" <= word[p] <= "z" or word[p] == "-"):
+        p += 1
+    if p >= n or not word[p].isdecimal():
+        return False
+    return all("a" <= ch <= "z" or "0" <= ch <= "9" for ch in word[p + 1:])  # words hold no newline for $
+
+
+def _id_parts(word, light):
+    """_rx("id_parts").split(word), by hand when light."""
+    if not light:
+        return _rx("id_parts").split(word)
+    parts, cur = [], []
+    previous_sep = False
+    for ch in word:
+        if ch in "_.-":
+            if not previous_sep:
+                parts.append("".join(cur))
+                cur = []
+            previous_sep = True
+        else:
+            cur.append(ch)
+            previous_sep = False
+    parts.append("".join(cur))
+    return parts
 
 
 def _words(v):
@@ -65,7 +153,7 @@ def fact_keys(text, extra=None, light=False):
     else:
         w = v.words
     low = text.lower()
-    keys, words = set(), _RAW.findall(low)
+    keys, words = set(), light_words(low) if light else _rx("raw").findall(low)
     i = 0
     reach = v["reach"]
     while i < len(words):
@@ -79,9 +167,9 @@ def fact_keys(text, extra=None, light=False):
         if found:
             keys.add(found)
         elif n == 1:
-            keys.update(_word_keys(words[i], v, w))
+            keys.update(_word_keys(words[i], v, w, light))
         i += n
-    for run in cjk.findall(low):
+    for run in cjk.light_runs(low) if light else cjk.findall(low):
         for phrase in v["cjk_phrases"]:
             if phrase in run:
                 hit = v["phrases"][phrase]
@@ -93,21 +181,17 @@ def fact_keys(text, extra=None, light=False):
     return sorted(k.replace(" ", "_") for k in keys)  # "C:batch size" is one key: keys lines split on spaces
 
 
-_NAME_WITH_DIGITS = re.compile(r"[a-z]{2,}[a-z-]*\d[a-z0-9]*$")  # glicko-2, grch37, hg38: names, unlike 500ms
-_ID_PARTS = re.compile(r"[_.-]+")
-
-
-def _word_keys(word, v, w):
+def _word_keys(word, v, w, light=False):
     """The keys of one word outside the vocabulary's phrases: "W:" and the word stemmed, and the
     keys of an identifier's parts (max_party_size finds "Parties can have up to six players";
     session_idle_timeout finds the concept timeout). Parts such as max or yaml tie nothing."""
     out = set()
-    if len(word) >= 3 and word not in w["noise"] and (not _DIGIT.search(word) or _NAME_WITH_DIGITS.match(word)):
+    if len(word) >= 3 and word not in w["noise"] and (not _has_digit(word, light) or _name_with_digits(word, light)):
         out.add("W:" + stem(word))
     if "_" not in word and "." not in word.strip("."):
         return out
-    for part in _ID_PARTS.split(word):
-        if len(part) < 3 or part in w["id_noise"] or _DIGIT.search(part):
+    for part in _id_parts(word, light):
+        if len(part) < 3 or part in w["id_noise"] or _has_digit(part, light):
             continue
         out.add(_vocabulary_key(v["phrases"].get(part), v) or "W:" + stem(part))
     return out

@@ -111,8 +111,8 @@ def command_hint(script, *args):
 
 
 def print_json(obj):
-    import json
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    from .fastjson import dumps  # the json package would import re
+    sys.stdout.write(dumps(obj, indent=2) + "\n")
 
 
 def print_summary(result):

@@ -46,18 +46,19 @@ def loads(text):
     return value
 
 
-def dumps(obj):
-    """json.dumps(obj, ensure_ascii=False, sort_keys=True) for dicts, lists, strings, numbers,
-    booleans and None."""
+def dumps(obj, indent=None):
+    """json.dumps(obj, ensure_ascii=False, sort_keys=True[, indent=indent]) for dicts, lists,
+    strings, numbers, booleans and None."""
     if _encode_str is None:
         import json
-        return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+        return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=indent)
     out = []
-    _dump(obj, out)
+    _dump(obj, out, "\n" if indent is not None else None, " " * (indent or 0))
     return "".join(out)
 
 
-def _dump(obj, out):
+def _dump(obj, out, newline, step):
+    """newline: None for one line, else "\n" and the current indentation; step: one level's."""
     if isinstance(obj, str):
         out.append(_encode_str(obj))
     elif obj is None:
@@ -71,21 +72,26 @@ def _dump(obj, out):
     elif isinstance(obj, float):
         out.append(float.__repr__(obj) if obj == obj and obj not in (float("inf"), float("-inf"))
                    else ("NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")))
-    elif isinstance(obj, dict):
-        out.append("{")
-        for i, key in enumerate(sorted(obj)):
+    elif isinstance(obj, (dict, list, tuple)):
+        is_dict = isinstance(obj, dict)
+        if not obj:
+            out.append("{}" if is_dict else "[]")
+            return
+        out.append("{" if is_dict else "[")
+        inner = None if newline is None else newline + step
+        for i, entry in enumerate(sorted(obj) if is_dict else obj):
             if i:
-                out.append(", ")
-            out.append(_encode_str(str(key)))
-            out.append(": ")
-            _dump(obj[key], out)
-        out.append("}")
-    elif isinstance(obj, (list, tuple)):
-        out.append("[")
-        for i, item in enumerate(obj):
-            if i:
-                out.append(", ")
-            _dump(item, out)
-        out.append("]")
+                out.append(", " if newline is None else ",")
+            if inner is not None:
+                out.append(inner)
+            if is_dict:
+                out.append(_encode_str(str(entry)))
+                out.append(": ")
+                _dump(obj[entry], out, inner, step)
+            else:
+                _dump(entry, out, inner, step)
+        if newline is not None:
+            out.append(newline)
+        out.append("}" if is_dict else "]")
     else:
         raise TypeError("cannot encode %r" % type(obj).__name__)

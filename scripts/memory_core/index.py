@@ -320,6 +320,18 @@ def refresh_topic(store, topic, path, doc, items, merge=True):
         pass  # a cache that cannot be written only costs speed
 
 
+def reflag_topic(store, topic, count):
+    """Scan a topic's texts (its dedup columns) again and write its clean flags: after the detector
+    changed. True when written."""
+    from .dedup_index import _dedup_rel, _read_lines
+    ids, texts = _read_lines(store, topic, "ids"), _read_lines(store, topic, "texts")
+    if ids is None or texts is None or not len(ids) == len(texts) == count:
+        return False
+    fingerprint, flags = clean_flags(store, topic, ids, [unescape(t) for t in texts])
+    write_cache(store, _dedup_rel(topic, "clean"), ("%s\n%s" % (fingerprint, flags)).encode("ascii"))
+    return True
+
+
 def clean_flags(store, topic, ids, texts):
     """(detector fingerprint, a "C" or "?" per row): the rows the topic's last index found clean
     under this detector keep their flag, the others are scanned now, joined in one call (the user's
@@ -412,9 +424,14 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
         done.append(topic)
     _refresh_merged(store, extra_patterns, daily_days)
     try:
+        fingerprint, reflagged = scan_fingerprint(()), False
+        for topic in list_topics(store):  # clean flags of another detector (an upgrade): scanned again
+            count = current_meta(store, topic, signature(topic_items_path(store, topic)))
+            if count and count[1] and read_clean_flags(store, topic, count[0], fingerprint) is None:
+                reflagged = reflag_topic(store, topic, count[0]) or reflagged
         from . import recall_index
         sigs = dict((topic, signature(topic_items_path(store, topic))) for topic in list_topics(store))
-        if done or not recall_index.is_current(store, sigs):
+        if done or reflagged or not recall_index.is_current(store, sigs):
             recall_index.build(store)
     except OSError:
         pass

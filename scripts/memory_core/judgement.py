@@ -17,7 +17,7 @@ import re
 
 from . import cjk, mentions, vocabulary  # the parser (facts.py) is imported only to judge: fact_keys needs none of it
 from .candidate_keys import (  # noqa: F401 (judgement.X: how callers know the keys' entry points)
-    MAX_CANDIDATES, MAX_JUDGED, MIN_SCORE, STRONG, STRONG_TIE, _RAW, _words, fact_keys, score, stem)
+    MAX_CANDIDATES, MAX_JUDGED, MIN_SCORE, STRONG, STRONG_TIE, _rx, _words, fact_keys, score, stem)
 
 LABELS = ("compatible", "conflict", "paraphrase")
 _MODEL = []
@@ -64,14 +64,14 @@ def _end_ok(end):
 def _content(text, noise):
     """The text's words in order, stemmed; None where a word is noise or holds a digit."""
     out = []
-    for word in _RAW.findall(text):
+    for word in _rx("raw").findall(text):
         word = word.lower()
         out.append(None if word in noise or any(c.isdigit() for c in word) else stem(word))
     return out
 
 
 def _value_tokens(text, frequency):
-    toks = set(_VERSION_V.sub("", w.lower().strip(".,")) for w in _RAW.findall(text) if any(c.isdigit() for c in w))
+    toks = set(_VERSION_V.sub("", w.lower().strip(".,")) for w in _rx("raw").findall(text) if any(c.isdigit() for c in w))
     toks.update("clock" + m.group() for m in re.finditer(r"\d{1,2}:\d{2}", text))
     low = text.lower()
     toks.update("every%d" % seconds for word, seconds in frequency.items() if word in low)
@@ -133,7 +133,7 @@ def _lead(text, noise):
         scope = set(w for w in _content(m.group(1), noise) if w)
         text = text[m.end():]
     subject = []
-    for word in _RAW.findall(text):
+    for word in _rx("raw").findall(text):
         low = word.lower()
         if low in _VERBS:
             break

@@ -147,7 +147,7 @@ def _by_wording(store, topics, query, include_superseded, cutoff):
 
 def _trigrams(text):
     from .similarity import normalize
-    text = " %s " % normalize(text)
+    text = " %s " % normalize(text, light=True)
     return frozenset(text[i:i + 3] for i in range(len(text) - 2))
 
 

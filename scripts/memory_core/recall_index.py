@@ -73,9 +73,12 @@ def build(store):
 
 
 def is_current(store, topics_sigs):
-    """Whether the recall index covers exactly these topics at these signatures ({topic: sig})."""
+    """Whether the recall index covers exactly these topics at these signatures ({topic: sig}), with
+    clean flags of the detector as it is now."""
+    from .index import scan_fingerprint
     found = _read_meta(store)
-    return found is not None and dict((t, p[0]) for t, p in found[1].items()) == topics_sigs
+    return found is not None and dict((t, p[0]) for t, p in found[1].items()) == topics_sigs \
+        and found[2] == scan_fingerprint(())
 
 
 def _read_meta(store):

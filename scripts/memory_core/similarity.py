@@ -6,17 +6,23 @@ LCS, which a few pairs (record's tie-break, the judgement's features) pay less f
 ~20 ms import; review, which compares many pairs, uses rapidfuzz when it is installed and the same
 pure-Python code otherwise (slower: the reported degraded mode).
 """
-import re
 import unicodedata
 
 NEAR_DUPLICATE_SCORE = 90.0
-_WORD_RE = re.compile(r"[^\W_]+(?:[.'][^\W_]+)*", re.UNICODE)
+_WORD = r"[^\W_]+(?:[.'][^\W_]+)*"  # compiled on first use (_rx): a query normalises with light_words
 # Words that never change what a fact says; dropped before comparing content.
 _STOPWORDS = frozenset("a an the this that these those is are was were be been it its of to in on for "
                        "and or with by at as our we project repo repository".split())
 _NEGATIONS = frozenset("not no never don't doesn't isn't aren't won't can't cannot without "
                        "不 不要 不能 没有 禁止 别".split())
-_VALUE_RE = re.compile(r"\d")
+_RX = []
+
+
+def _rx():
+    if not _RX:
+        import re
+        _RX.append((re.compile(_WORD, re.UNICODE), re.compile(r"\d")))
+    return _RX[0]
 
 try:  # the builtin module: hashlib would first load OpenSSL, ~5 ms per run for one digest
     from _sha256 import sha256  # Python <= 3.11
@@ -51,10 +57,32 @@ def rapidfuzz_installed():
     return importlib.util.find_spec("rapidfuzz") is not None
 
 
-def normalize(text):
-    """Case-folded, NFKC, punctuation-free, single-spaced text: what makes two facts 'the same'."""
+def normalize(text, light=False):
+    """Case-folded, NFKC, punctuation-free, single-spaced text: what makes two facts 'the same'.
+    light: the same, char by char without the re module (a query's few texts)."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_WORD_RE.findall(text))
+    return " ".join(light_words(text) if light else _rx()[0].findall(text))
+
+
+def light_words(text):
+    """What the _WORD pattern finds: runs of letters and digits ([^\\W_] is str.isalnum), joined by a
+    single "." or "'" between two of them."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if not text[i].isalnum():
+            i += 1
+            continue
+        j = i + 1
+        while True:
+            while j < n and text[j].isalnum():
+                j += 1
+            if j + 1 < n and text[j] in ".'" and text[j + 1].isalnum():
+                j += 2
+                continue
+            break
+        out.append(text[i:j])
+        i = j
+    return out
 
 
 def fact_id(topic, text):
@@ -78,7 +106,7 @@ def content_tokens(norm):
             continue  # joined to the number before it
         if word.replace(".", "", 1).isdigit() and i + 1 < len(words) and words[i + 1] in _UNITS:
             word += words[i + 1]
-        elif len(word) > 3 and word.endswith("s") and not _VALUE_RE.search(word):
+        elif len(word) > 3 and word.endswith("s") and not _rx()[1].search(word):
             word = word[:-1]
         out.add(word)
     return out
