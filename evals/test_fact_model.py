@@ -283,7 +283,11 @@ class KeyVocabTableTest(unittest.TestCase):
             data = fh.read()
         with open(stale, "wb") as fh:
             fh.write(data.replace(b"source=", b"source=0", 1))
-        with mock.patch.object(key_vocab, "TABLE", stale), mock.patch.object(key_vocab, "_LOADED", []):
+        from memory_core import recall
+        from_table = recall.recall_vocab()
+        with mock.patch.object(key_vocab, "TABLE", stale), mock.patch.object(key_vocab, "_LOADED", []), \
+                mock.patch.object(recall, "_RECALL_VOCAB", []):
             self.assertIsNone(key_vocab.key_vocab())
             from memory_core.candidate_keys import fact_keys
             self.assertEqual(fact_keys("We use pnpm, not yarn.", light=True), fact_keys("We use pnpm, not yarn."))
+            self.assertEqual(recall.recall_vocab(), from_table)  # prepared from recall_vocab.json itself

@@ -180,6 +180,26 @@ class QueryTest(_support.TempProject):
                                         doc, items)
 
 
+class SynonymGroupsTest(unittest.TestCase):
+    def test_the_groups_a_query_holds_are_found_by_its_words_as_by_looking_for_every_word(self):
+        import random
+        tables = recall.recall_vocab()
+        groups = tables["groups"]
+        rng = random.Random(3)
+        words = [w for group in groups for w in group]
+        texts = []
+        for name in ("tune", "blind", "proof"):
+            with open(str(FIXTURES / ("queries.%s.jsonl" % name)), encoding="utf-8") as fh:
+                texts.extend(q["q"] for line in fh for q in json.loads(line)["queries"])
+        for _ in range(1500):  # group words glued to each other and to punctuation, in both languages
+            texts.append(rng.choice(["", "x", "-", "_", "a "]).join(rng.choice(words + [".", " ", "中", "é"])
+                                                               for _ in range(rng.randint(1, 6))))
+        for text in texts:
+            low = text.lower()
+            slow = [g for g, group in enumerate(groups) if any(recall._holds(low, w) for w in group)]
+            self.assertEqual(recall.held_groups(low, tables), slow, repr(text))
+
+
 class RecallIndexTest(unittest.TestCase):
     """The store's recall index (recall_index.py) only saves reads: a search gives the same results
     with it, without it, and with topics changed since it was built."""

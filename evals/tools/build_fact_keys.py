@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Build scripts/memory_core/data/fact_keys.tsv, the lookup table of the judgement keys' vocabulary
-(memory_core/key_vocab.py), from data/fact_vocab.json. Run it after editing fact_vocab.json;
+(memory_core/key_vocab.py), from data/fact_vocab.json and data/recall_vocab.json. Run it after
+editing either;
 --check says whether the table is current (exit 1 when not)."""
 import os
 import sys
@@ -14,9 +15,12 @@ from model_file import write_or_check  # noqa: E402
 
 
 def table_bytes():
+    import json
     v = vocabulary.vocab()
+    with open(key_vocab.RECALL_SOURCE, encoding="utf-8") as fh:
+        recall_raw = json.load(fh)
     header = (key_vocab.HEADER + key_vocab.source_digest() + "\n").encode("ascii")
-    return header + key_vocab.table_lines(v, candidate_keys._words(v))
+    return header + key_vocab.table_lines(v, candidate_keys._words(v), recall_raw)
 
 
 def main(argv):

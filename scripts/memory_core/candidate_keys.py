@@ -2,8 +2,6 @@
 topic's dedup index (dedup_index.py), without the fact model's parser. judgement.py re-exports them.
 A change here or in fact_vocab.json changes the keys: bump dedup_index.KEYS_VERSION (a test holds
 the digests)."""
-import functools
-
 from . import cjk, vocabulary
 
 # Compiled on first use (_rx): a query keys its text with the light functions below, which give the
@@ -118,9 +116,22 @@ def _words(v):
     return found
 
 
-@functools.lru_cache(maxsize=65536)  # review stems the same words thousands of times
+_STEMS = {}
+STEM_CACHE = 65536  # review stems the same words thousands of times
+
+
 def stem(word):
-    """A light stemmer that makes rotation/rotate/rotates one word."""
+    """A light stemmer that makes rotation/rotate/rotates one word (cached: a dict, not
+    functools.lru_cache, whose import a query would pay)."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _stem(word)
+        if len(_STEMS) < STEM_CACHE:
+            _STEMS[word] = found
+    return found
+
+
+def _stem(word):
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
     if word.endswith("ings") and len(word) >= 7:

@@ -1,5 +1,6 @@
 """The vocabulary a single text's judgement keys need (candidate_keys.fact_keys with light=True),
-read by lookup from data/fact_keys.tsv instead of preparing all of data/fact_vocab.json.
+read by lookup from data/fact_keys.tsv instead of preparing all of data/fact_vocab.json (and, for a
+query, data/recall_vocab.json prepared).
 
 Preparing the whole vocabulary costs a process ~7 ms (parse, then 5,800 phrases and their reach);
 a query needs a few dozen lookups. data/fact_keys.tsv holds the same tables as sorted lines searched
@@ -13,6 +14,7 @@ that both ways give the same keys.
   f:<tool>        <family>          the exclusive family of a tool
   ~:<name>        <JSON list>       cjk_phrases (longest first), stopwords, noise, id_noise,
                                     family_names, number_words, cn_digits, cn_multipliers
+  ~:recall        <JSON object>     recall_vocab.json prepared (recall_tables)
 """
 import os
 
@@ -20,23 +22,63 @@ from . import sortedlines
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 SOURCE = os.path.join(DATA, "fact_vocab.json")
+RECALL_SOURCE = os.path.join(DATA, "recall_vocab.json")
 TABLE = os.path.join(DATA, "fact_keys.tsv")
-HEADER = "memory-3layer fact-keys v1 source="
+HEADER = "memory-3layer fact-keys v2 source="
 _LOADED = []
 
 
-def source_digest(path=SOURCE):
-    """The size and CRC-32 of fact_vocab.json: binascii is built in, a digest through hashlib or
-    similarity.py would cost a query more than the lookups it saves."""
+def source_digest(paths=(SOURCE, RECALL_SOURCE)):
+    """The size and CRC-32 of fact_vocab.json and recall_vocab.json: binascii is built in, a digest
+    through hashlib or similarity.py would cost a query more than the lookups it saves."""
     import binascii
-    with open(path, "rb") as fh:
-        data = fh.read()
-    return "%d-%08x" % (len(data), binascii.crc32(data) & 0xFFFFFFFF)
+    out = []
+    for path in paths:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        out.append("%d-%08x" % (len(data), binascii.crc32(data) & 0xFFFFFFFF))
+    return "+".join(out)
 
 
-def table_lines(v, words):
-    """The table's bytes for a prepared vocabulary v and candidate_keys._words(v)."""
-    lines = []
+def recall_tables(raw):
+    """What a query reads of recall_vocab.json, prepared: the question words' keys, the Chinese ones
+    longest first, the synonym groups, and the groups' words by how a query is checked for them:
+    a plain ASCII word by the query's words (a dict), a phrase once its first word is there, a
+    Chinese word only in a query with a non-ASCII character (recall.held_groups)."""
+    from .candidate_keys import stem
+    groups = [[w.lower() for w in group] for group in raw["synonyms"]]
+    plain, phrases, other = {}, [], []
+    for number, group in enumerate(groups):
+        for word in group:
+            if not word.isascii():
+                other.append([word, number])
+            elif word and all(ch.isalnum() or ch in "_-" for ch in word):
+                plain.setdefault(word, []).append(number)
+            else:
+                first = _first_run(word)
+                phrases.append([first, word, number])
+    return {"asking": sorted(set("W:" + stem(w) for w in raw["question_words"])),
+            "asking_zh": sorted(raw["question_words_zh"], key=lambda w: (-len(w), w)),
+            "groups": groups, "plain": plain, "phrases": phrases, "other": other}
+
+
+def _first_run(word):
+    """The first run of word characters (letters, digits, "_" and "-") of a phrase, or ""."""
+    start = None
+    for i, ch in enumerate(word):
+        if ch.isalnum() or ch in "_-":
+            if start is None:
+                start = i
+        elif start is not None:
+            return word[start:i]
+    return word[start:] if start is not None else ""
+
+
+def table_lines(v, words, recall_raw):
+    """The table's bytes for a prepared vocabulary v, candidate_keys._words(v) and the parsed
+    recall_vocab.json."""
+    import json
+    lines = ["~:recall\t%s" % json.dumps(recall_tables(recall_raw), ensure_ascii=False, sort_keys=True)]
     for phrase, (kind, value) in v["phrases"].items():
         lines.append("p:%s\t%s\t%s" % (phrase, kind, value))
     lines.extend("r:%s\t%d" % (word, n) for word, n in v["reach"].items() if n > 1)
@@ -45,7 +87,6 @@ def table_lines(v, words):
                          ("noise", sorted(words["noise"])), ("id_noise", sorted(words["id_noise"])),
                          ("family_names", sorted(v["family_names"])), ("number_words", sorted(v["number_words"])),
                          ("cn_digits", sorted(v["cn_digits"])), ("cn_multipliers", sorted(v["cn_multipliers"]))):
-        import json
         lines.append("~:%s\t%s" % (name, json.dumps(values, ensure_ascii=False)))
     if any("\n" in line or line.count("\t") > 2 for line in lines):
         raise ValueError("a phrase holds a tab or a newline")
@@ -79,21 +120,30 @@ class KeyVocab(object):
     a query reads besides (v["family_names"], v["number_words"], v["cn_digits"], v["cn_multipliers"],
     for membership)."""
 
+    LISTS = ("cjk_phrases", "stopwords", "family_names", "number_words", "cn_digits", "cn_multipliers", "recall")
+
     def __init__(self, blob, start):
-        def listed(name):
-            from .fastjson import loads  # the json package would import re
-            return loads(sortedlines.find(blob, "~:" + name, start).decode("utf-8"))
+        self.raw = {}  # name -> the list's JSON bytes, found now (a table missing one is not used)
+        for name in self.LISTS + ("noise", "id_noise"):
+            self.raw[name] = sortedlines.find(blob, "~:" + name, start)
+            if self.raw[name] is None:
+                raise ValueError("%s has no list %s" % (TABLE, name))
         self.tables = {
             "phrases": _Lookup(blob, start, "p:", lambda s: tuple(s.split("\t", 1))),
             "reach": _Lookup(blob, start, "r:", int),
             "family_of": _Lookup(blob, start, "f:", str),
-            "cjk_phrases": listed("cjk_phrases"),
         }
-        for name in ("stopwords", "family_names", "number_words", "cn_digits", "cn_multipliers"):
-            self.tables[name] = frozenset(listed(name))  # looked up by membership, as the full one's
-        self.words = {"noise": frozenset(listed("noise")), "id_noise": frozenset(listed("id_noise"))}
+        self.words = {"noise": frozenset(self._listed("noise")), "id_noise": frozenset(self._listed("id_noise"))}
+
+    def _listed(self, name):
+        from .fastjson import loads  # the json package would import re
+        return loads(self.raw[name].decode("utf-8"))
 
     def __getitem__(self, key):
+        """A table, its list decoded on first use (an English query needs no Chinese phrases)."""
+        if key not in self.tables and key in self.LISTS:
+            found = self._listed(key)
+            self.tables[key] = found if key in ("cjk_phrases", "recall") else frozenset(found)  # membership
         return self.tables[key]
 
 

@@ -11,15 +11,13 @@ fact's topic. Only where no fact shares a key does rapidfuzz find candidates by 
 weights were set by hand: on our tune queries and LOCOMO's tune samples they barely matter
 (references/recall.md).
 """
-import collections
-import functools
 import math
 
 from . import index, matching
 from .candidate_keys import fact_keys
 from . import store as st
 
-RERANK = 60  # the strongest by keys that are read and scored with their wording
+RERANK = 30  # the strongest by keys that are read and scored with their wording (60 until 2026-12-07: the same top 5 on the tune sets)
 EXPANDED_WEIGHT = 0.5  # of a key a synonym of a query word brings (data/recall_vocab.json "synonyms")
 WEIGHTS = {"keys": 1.0, "likeness": 0.8, "tool": 0.3, "value": 0.3, "topic": 0.2}
 
@@ -53,20 +51,43 @@ def _query_keys(query):
     "which", 什么, 多久), and for a concept that names a family of tools the family too:
     "which package manager" asks for the fact that names pnpm (the concept is "C:package_manager",
     the fact's key "F:package_manager")."""
-    asking, asking_zh, synonyms = recall_vocab()
+    tables = recall_vocab()
+    asking = tables["asking"]
     low = query.lower()
-    for word in asking_zh:
+    for word in tables["asking_zh"]:
         query = query.replace(word, " ")
     keys = [k for k in fact_keys(query, light=True) if k not in asking]
     families = _vocab()["family_names"]
     keys += ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families and "F:" + k[2:] not in keys]
     expanded = []  # the keys of the other members of a synonym group the query uses
-    for group in synonyms:
-        if any(_holds(low, word) for word in group):
-            for word in group:
-                if not _holds(low, word):
-                    expanded.extend(k for k in fact_keys(word, light=True) if k not in keys and k not in expanded)
+    for group in held_groups(low, tables):
+        for word in tables["groups"][group]:
+            if not _holds(low, word):
+                expanded.extend(k for k in fact_keys(word, light=True) if k not in keys and k not in expanded)
     return keys, expanded
+
+
+def held_groups(low, tables):
+    """The numbers, ascending, of the synonym groups with a word or phrase the lower-case text holds
+    (_holds), found by the text's words rather than by looking for each of the groups' words."""
+    tokens, word = set(), []
+    for ch in low + " ":
+        if _word_char(ch):
+            word.append(ch)
+        elif word:
+            tokens.add("".join(word))
+            word = []
+    held = set()
+    for token in tokens:
+        held.update(tables["plain"].get(token, ()))
+    for first, phrase, group in tables["phrases"]:
+        if group not in held and (not first or first in tokens) and _holds(low, phrase):
+            held.add(group)
+    if not low.isascii():
+        for other, group in tables["other"]:
+            if group not in held and other in low:
+                held.add(group)
+    return sorted(held)
 
 
 def _vocab():
@@ -96,19 +117,25 @@ def _word_char(ch):
     return ch.isalnum() or ch in "_-"
 
 
-@functools.lru_cache(maxsize=1)
+_RECALL_VOCAB = []
+
+
 def recall_vocab():
-    """({"W:when", ...}, the Chinese question words longest first, [synonym groups]) from
-    data/recall_vocab.json, read once per process."""
-    import os
-    from .candidate_keys import stem
-    from .fastjson import loads
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recall_vocab.json"),
-              encoding="utf-8") as fh:
-        raw = loads(fh.read())
-    return (frozenset("W:" + stem(w) for w in raw["question_words"]),
-            tuple(sorted(raw["question_words_zh"], key=lambda w: (-len(w), w))),
-            [[w.lower() for w in group] for group in raw["synonyms"]])
+    """data/recall_vocab.json prepared (key_vocab.recall_tables: the question words' keys, the
+    synonym groups and their words by kind), from the key table, or from the file where the table
+    is stale; once per process."""
+    if not _RECALL_VOCAB:
+        from .key_vocab import key_vocab, recall_tables, RECALL_SOURCE
+        table = key_vocab()
+        if table is not None:
+            found = table["recall"]
+        else:
+            from .fastjson import loads
+            with open(RECALL_SOURCE, encoding="utf-8") as fh:
+                found = recall_tables(loads(fh.read()))
+        found["asking"] = frozenset(found["asking"])
+        _RECALL_VOCAB.append(found)
+    return _RECALL_VOCAB[0]
 
 
 FUZZY = 20  # candidates found by wording alone (rapidfuzz), where the query shares no key with any fact
@@ -145,9 +172,14 @@ def _by_wording(store, topics, query, include_superseded, cutoff):
     return [where[i] for _text, _score, i in found]
 
 
+# ASCII punctuation (and "_") to spaces: the likeness's normalisation, in C (str.translate); close to
+# similarity.normalize, which splits on every non-alphanumeric character, at a fifth of its cost
+_SPACES = dict((ord(ch), " ") for ch in "".join(chr(c) for c in range(128)) if not ch.isalnum())
+
+
 def _trigrams(text):
-    from .similarity import normalize
-    text = " %s " % normalize(text, light=True)
+    import unicodedata
+    text = " %s " % " ".join(unicodedata.normalize("NFKC", text).casefold().translate(_SPACES).split())
     return frozenset(text[i:i + 3] for i in range(len(text) - 2))
 
 

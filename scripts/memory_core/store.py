@@ -15,11 +15,17 @@ from .paths import (DAILY_DIR, ITEMS_SCHEMA, LAYER3_FILE, STATE_DIR, TOPICS_DIR,
                     layer3_path, state_path, topic_items_path)
 from .safefs import CorruptFile, UnsafePath  # noqa: F401 (re-exported: readers catch them from here)
 
-try:
-    import fcntl
-except ImportError:  # Windows: msvcrt byte-range locks are also released when the holder dies
-    fcntl = None
-    import msvcrt
+
+
+def _lockers():
+    """(fcntl, None), or (None, msvcrt) on Windows, where byte-range locks are also released when
+    the holder dies. Imported when a lock is taken: a reader (a load, a query) takes none."""
+    try:
+        import fcntl
+        return fcntl, None
+    except ImportError:
+        import msvcrt
+        return None, msvcrt
 
 LOCK_FILE = "lock"
 DEFAULT_LOCK_TIMEOUT = 20.0
@@ -124,6 +130,7 @@ class StoreLock(object):
             if exc.errno in READ_ONLY_ERRNOS:
                 raise read_only_error(os.path.dirname(self.path), exc)
             raise
+        fcntl, msvcrt = _lockers()
         deadline = time.monotonic() + self.timeout
         delay = 0.002
         while True:
@@ -157,6 +164,7 @@ class StoreLock(object):
     def __exit__(self, *exc):
         if self.fd is not None:
             try:
+                fcntl = _lockers()[0]
                 if fcntl is not None:
                     fcntl.flock(self.fd, fcntl.LOCK_UN)
             finally:
