@@ -290,4 +290,7 @@ class KeyVocabTableTest(unittest.TestCase):
             self.assertIsNone(key_vocab.key_vocab())
             from memory_core.candidate_keys import fact_keys
             self.assertEqual(fact_keys("We use pnpm, not yarn.", light=True), fact_keys("We use pnpm, not yarn."))
-            self.assertEqual(recall.recall_vocab(), from_table)  # prepared from recall_vocab.json itself
+            from_file = recall.recall_vocab()  # prepared from recall_vocab.json itself
+            self.assertIsNot(from_file, from_table)
+            self.assertEqual((from_file.asking, from_file.asking_zh, from_file.group(3), from_file.plain("oncall")),
+                             (from_table.asking, from_table.asking_zh, from_table.group(3), from_table.plain("oncall")))

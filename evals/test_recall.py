@@ -183,8 +183,11 @@ class QueryTest(_support.TempProject):
 class SynonymGroupsTest(unittest.TestCase):
     def test_the_groups_a_query_holds_are_found_by_its_words_as_by_looking_for_every_word(self):
         import random
+        from memory_core.key_vocab import RECALL_SOURCE, recall_tables
         tables = recall.recall_vocab()
-        groups = tables["groups"]
+        with open(RECALL_SOURCE, encoding="utf-8") as fh:
+            from_file = recall.RecallVocab(tables=recall_tables(json.load(fh)))
+        groups = recall_tables(json.load(open(RECALL_SOURCE, encoding="utf-8")))["groups"]
         rng = random.Random(3)
         words = [w for group in groups for w in group]
         texts = []
@@ -197,7 +200,8 @@ class SynonymGroupsTest(unittest.TestCase):
         for text in texts:
             low = text.lower()
             slow = [g for g, group in enumerate(groups) if any(recall._holds(low, w) for w in group)]
-            self.assertEqual(recall.held_groups(low, tables), slow, repr(text))
+            self.assertEqual(recall.held_groups(low, tables), slow, repr(text))  # by the key table
+            self.assertEqual(recall.held_groups(low, from_file), slow, repr(text))  # by the file
 
 
 class RecallIndexTest(unittest.TestCase):

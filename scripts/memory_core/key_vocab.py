@@ -14,7 +14,11 @@ that both ways give the same keys.
   f:<tool>        <family>          the exclusive family of a tool
   ~:<name>        <JSON list>       cjk_phrases (longest first), stopwords, noise, id_noise,
                                     family_names, number_words, cn_digits, cn_multipliers
-  ~:recall        <JSON object>     recall_vocab.json prepared (recall_tables)
+  ~:asking, ~:asking_zh, ~:other     recall_vocab.json's question words (keys), Chinese ones,
+                                    and its non-ASCII synonyms [[word, group]] (recall_tables)
+  s:<word>        <group,...>       the synonym groups a plain ASCII word is in
+  h:<first word>  <JSON [[phrase, group]]>  the synonym phrases starting with that word
+  g:<number>      <JSON list>       a synonym group's words
 """
 import os
 
@@ -78,7 +82,15 @@ def table_lines(v, words, recall_raw):
     """The table's bytes for a prepared vocabulary v, candidate_keys._words(v) and the parsed
     recall_vocab.json."""
     import json
-    lines = ["~:recall\t%s" % json.dumps(recall_tables(recall_raw), ensure_ascii=False, sort_keys=True)]
+    recall = recall_tables(recall_raw)
+    lines = ["~:%s\t%s" % (name, json.dumps(recall[name], ensure_ascii=False))
+             for name in ("asking", "asking_zh", "other")]
+    lines.extend("s:%s\t%s" % (word, ",".join(map(str, groups))) for word, groups in recall["plain"].items())
+    by_first = {}
+    for first, phrase, group in recall["phrases"]:
+        by_first.setdefault(first, []).append([phrase, group])
+    lines.extend("h:%s\t%s" % (first, json.dumps(found, ensure_ascii=False)) for first, found in by_first.items())
+    lines.extend("g:%d\t%s" % (n, json.dumps(group, ensure_ascii=False)) for n, group in enumerate(recall["groups"]))
     for phrase, (kind, value) in v["phrases"].items():
         lines.append("p:%s\t%s\t%s" % (phrase, kind, value))
     lines.extend("r:%s\t%d" % (word, n) for word, n in v["reach"].items() if n > 1)
@@ -120,7 +132,8 @@ class KeyVocab(object):
     a query reads besides (v["family_names"], v["number_words"], v["cn_digits"], v["cn_multipliers"],
     for membership)."""
 
-    LISTS = ("cjk_phrases", "stopwords", "family_names", "number_words", "cn_digits", "cn_multipliers", "recall")
+    LISTS = ("cjk_phrases", "stopwords", "family_names", "number_words", "cn_digits", "cn_multipliers", "asking",
+             "asking_zh", "other")
 
     def __init__(self, blob, start):
         self.raw = {}  # name -> the list's JSON bytes, found now (a table missing one is not used)
@@ -128,10 +141,18 @@ class KeyVocab(object):
             self.raw[name] = sortedlines.find(blob, "~:" + name, start)
             if self.raw[name] is None:
                 raise ValueError("%s has no list %s" % (TABLE, name))
+        def json_value(text):
+            from .fastjson import loads
+            return loads(text)
         self.tables = {
             "phrases": _Lookup(blob, start, "p:", lambda s: tuple(s.split("\t", 1))),
             "reach": _Lookup(blob, start, "r:", int),
             "family_of": _Lookup(blob, start, "f:", str),
+            # recall_vocab.json's synonym groups (recall.held_groups): by plain word, by a phrase's
+            # first word, and each group's words by its number
+            "plain": _Lookup(blob, start, "s:", lambda s: [int(n) for n in s.split(",")]),
+            "phrases_by_first": _Lookup(blob, start, "h:", json_value),
+            "group": _Lookup(blob, start, "g:", json_value),
         }
         self.words = {"noise": frozenset(self._listed("noise")), "id_noise": frozenset(self._listed("id_noise"))}
 
@@ -143,7 +164,7 @@ class KeyVocab(object):
         """A table, its list decoded on first use (an English query needs no Chinese phrases)."""
         if key not in self.tables and key in self.LISTS:
             found = self._listed(key)
-            self.tables[key] = found if key in ("cjk_phrases", "recall") else frozenset(found)  # membership
+            self.tables[key] = found if key in ("cjk_phrases", "asking_zh", "other") else frozenset(found)
         return self.tables[key]
 
 

@@ -27,23 +27,35 @@ def _idf(total, holding):
 
 
 def _by_keys(topics, keys, include_superseded, expanded=()):
-    """{(topic, row): BM25 score over the shared keys}; topics: [(topic, JudgementKeys, loader)]. A
-    fact's keys are a set of a few, so BM25's term frequency and length terms are 1: a shared key
-    counts its inverse document frequency (EXPANDED_WEIGHT of it for a key of expanded, a synonym's)."""
+    """({(topic, row): BM25 score over the shared keys}, [(key, {topic: [rows]})]); topics: [(topic,
+    JudgementKeys, loader)]. A fact's keys are a set of a few, so BM25's term frequency and length
+    terms are 1: a shared key counts its inverse document frequency (EXPANDED_WEIGHT of it for a key
+    of expanded, a synonym's). The second value gives a row's shared keys (_shared), asked only for
+    the few rows a search returns."""
     total = sum(len(k.active) for _t, k, _l in topics) or 1
-    scores, shared = {}, {}
+    scores, posted = {}, []
+    get = scores.get
     for key in set(keys) | set(expanded):
         rows = [(topic, k, k.rows(key)) for topic, k, _l in topics]
         holding = sum(len(r) for _t, _k, r in rows)
         if not holding:
             continue
         weight = _idf(total, holding) * (EXPANDED_WEIGHT if key in expanded and key not in keys else 1.0)
+        hit = {}
         for topic, topic_keys, found in rows:
-            for row in found:
-                if include_superseded or topic_keys.active[row] == "A":
-                    scores[(topic, row)] = scores.get((topic, row), 0.0) + weight
-                    shared.setdefault((topic, row), []).append(key)
-    return scores, shared
+            if not found:
+                continue
+            active = topic_keys.active
+            kept = list(found) if include_superseded else [row for row in found if active[row] == "A"]
+            for row in kept:
+                scores[(topic, row)] = get((topic, row), 0.0) + weight
+            hit[topic] = kept
+        posted.append((key, hit))
+    return scores, posted
+
+
+def _shared(posted, topic, row):
+    return sorted(key for key, hit in posted if row in hit.get(topic, ()))
 
 
 def _query_keys(query):
@@ -52,16 +64,16 @@ def _query_keys(query):
     "which package manager" asks for the fact that names pnpm (the concept is "C:package_manager",
     the fact's key "F:package_manager")."""
     tables = recall_vocab()
-    asking = tables["asking"]
+    asking = tables.asking
     low = query.lower()
-    for word in tables["asking_zh"]:
+    for word in tables.asking_zh:
         query = query.replace(word, " ")
     keys = [k for k in fact_keys(query, light=True) if k not in asking]
     families = _vocab()["family_names"]
     keys += ["F:" + k[2:] for k in keys if k.startswith("C:") and k[2:] in families and "F:" + k[2:] not in keys]
     expanded = []  # the keys of the other members of a synonym group the query uses
     for group in held_groups(low, tables):
-        for word in tables["groups"][group]:
+        for word in tables.group(group):
             if not _holds(low, word):
                 expanded.extend(k for k in fact_keys(word, light=True) if k not in keys and k not in expanded)
     return keys, expanded
@@ -79,12 +91,13 @@ def held_groups(low, tables):
             word = []
     held = set()
     for token in tokens:
-        held.update(tables["plain"].get(token, ()))
-    for first, phrase, group in tables["phrases"]:
-        if group not in held and (not first or first in tokens) and _holds(low, phrase):
-            held.add(group)
+        held.update(tables.plain(token))
+    for first in list(tokens) + [""]:  # "": the phrases with no word character
+        for phrase, group in tables.phrases(first):
+            if group not in held and _holds(low, phrase):
+                held.add(group)
     if not low.isascii():
-        for other, group in tables["other"]:
+        for other, group in tables.other():
             if group not in held and other in low:
                 held.add(group)
     return sorted(held)
@@ -120,21 +133,40 @@ def _word_char(ch):
 _RECALL_VOCAB = []
 
 
+class RecallVocab(object):
+    """data/recall_vocab.json prepared (key_vocab.recall_tables): the question words' keys (asking),
+    the Chinese ones longest first (asking_zh), and the synonym groups found by word: looked up in
+    the key table (a few lookups for a query's words), or, where the table is stale, from the file."""
+
+    def __init__(self, table=None, tables=None):
+        if table is not None:
+            self.asking, self.asking_zh = table["asking"], table["asking_zh"]
+            self.plain = lambda word: table["plain"].get(word, ())
+            self.phrases = lambda first: table["phrases_by_first"].get(first, ())
+            self.other = lambda: table["other"]
+            self.group = lambda number: table["group"][str(number)]
+        else:
+            by_first = {}
+            for first, phrase, group in tables["phrases"]:
+                by_first.setdefault(first, []).append([phrase, group])
+            self.asking, self.asking_zh = frozenset(tables["asking"]), tables["asking_zh"]
+            self.plain = lambda word: tables["plain"].get(word, ())
+            self.phrases = lambda first: by_first.get(first, ())
+            self.other = lambda: tables["other"]
+            self.group = tables["groups"].__getitem__
+
+
 def recall_vocab():
-    """data/recall_vocab.json prepared (key_vocab.recall_tables: the question words' keys, the
-    synonym groups and their words by kind), from the key table, or from the file where the table
-    is stale; once per process."""
+    """The RecallVocab of this process, read once."""
     if not _RECALL_VOCAB:
         from .key_vocab import key_vocab, recall_tables, RECALL_SOURCE
         table = key_vocab()
         if table is not None:
-            found = table["recall"]
+            _RECALL_VOCAB.append(RecallVocab(table=table))
         else:
             from .fastjson import loads
             with open(RECALL_SOURCE, encoding="utf-8") as fh:
-                found = recall_tables(loads(fh.read()))
-        found["asking"] = frozenset(found["asking"])
-        _RECALL_VOCAB.append(found)
+                _RECALL_VOCAB.append(RecallVocab(tables=recall_tables(loads(fh.read()))))
     return _RECALL_VOCAB[0]
 
 
@@ -274,7 +306,7 @@ def _search(store, query, limit, include_superseded, write):
         active = loaders[topic][0].active[row] == "A"
         found.append({"id": item_id, "fact": text, "topic": topic, "score": round(score, 4),
                       "status": "active" if active else "superseded",
-                      "keys": sorted(shared.get((topic, row), ())), "by_keys": by_keys, "_row": row})
+                      "keys": _shared(shared, topic, row), "by_keys": by_keys, "_row": row})
     found.sort(key=lambda f: (-f["score"], f["topic"], f["id"]))
     found = found[:limit]
     _mark_clean_results(store, found, loaders)
