@@ -103,22 +103,38 @@ class SessionStartTest(HookCase):
         other = self.hook("SessionStart", self.payload(source="startup", session_id="another"))
         self.assertIn("tools/deploy.sh", other["hookSpecificOutput"]["additionalContext"])
 
-    def test_a_start_after_a_pull_saves_what_it_parsed_and_rebuilds_the_judgement_keys_detached(self):
+    def test_a_start_after_a_pull_has_the_indexes_rebuilt_by_a_detached_process(self):
         import shutil
         from memory_core import index, loading
         cache = self.store / "state" / "cache"
         shutil.rmtree(str(cache), ignore_errors=True)  # a fresh clone or a pull: no current derived data
         self.hook("SessionStart", self.payload(source="startup", session_id="cold-1"))
-        report = loading.load_context(str(self.project), str(self.store), dict(
-            max_chars=9000, max_items=60, daily_days=3, topics=None))[1]
-        self.assertFalse(report["stale"])  # the next load reads the merged rows and the clean marks
+
+        def stale():
+            return loading.load_context(str(self.project), str(self.store), dict(
+                max_chars=9000, max_items=60, daily_days=3, topics=None))[1]["stale"]
         sig = index.signature(str(self.store / "areas" / "topics" / "ops" / "items.json"))
-        deadline = time.time() + 60  # the judgement keys are rebuilt by a detached process
-        while index.read_judgement_keys(str(self.store), "ops", sig) is None and time.time() < deadline:
+        deadline = time.time() + 60  # the indexes are rebuilt by a detached process
+        while (stale() or index.read_judgement_keys(str(self.store), "ops", sig) is None) and time.time() < deadline:
             time.sleep(0.1)
+        self.assertFalse(stale())  # the next load reads the merged rows and the clean marks
         self.assertIsNotNone(index.read_judgement_keys(str(self.store), "ops", sig))
         code, out = self.record("The deploy script lives in tools/deploy.sh.", "--topic", "ops")
         self.assertEqual(out["status"], "duplicate", out)
+
+    def test_where_no_detached_process_can_start_the_start_saves_what_it_computed(self):
+        import shutil
+        from unittest import mock
+        from memory_core import hooks, loading
+        shutil.rmtree(str(self.store / "state" / "cache"), ignore_errors=True)
+        with mock.patch("os.posix_spawn", side_effect=OSError("no spawn"), create=True), \
+                mock.patch("subprocess.Popen", side_effect=OSError("no fork")):
+            out = hooks.session_start(str(self.project), str(self.store), "claude",
+                                      self.payload(source="startup", session_id="cold-2"), {})
+        self.assertIn("tools/deploy.sh", out["hookSpecificOutput"]["additionalContext"])
+        report = loading.load_context(str(self.project), str(self.store), dict(
+            max_chars=9000, max_items=60, daily_days=3, topics=None))[1]
+        self.assertFalse(report["stale"])  # saved at once: the merged rows and the clean marks
 
     def test_read_only_store_still_loads(self):
         """Root ignores permissions, so as root the hook runs as nobody under the system Python."""
