@@ -90,6 +90,32 @@ class TempProject(unittest.TestCase):
         return run_json("load_memory.py", "--project-dir", self.project, *args, **kw)
 
 
+def wait_for_rebuild(store, timeout=60):
+    """Wait until the detached rebuild a SessionStart may start (hooks._warm_later) is done: the
+    store's recall index matches every topic. Tests that compare snapshots after a SessionStart call
+    this first, or the rebuild's writes would land between their two snapshots."""
+    import time
+    from memory_core import recall_index
+    from memory_core import store as st
+    from memory_core.cache_files import signature
+    from memory_core.paths import topic_items_path
+    from memory_core.loading import load_context
+    store = str(store)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            sigs = dict((t, signature(topic_items_path(store, t))) for t in st.list_topics(store))
+        except OSError:
+            return
+        stale = load_context(os.path.dirname(store), store, dict(max_chars=9000, max_items=60, daily_days=3,
+                                                                topics=None))[1]["stale"]
+        if not stale and (not sigs or recall_index.is_current(store, sigs)):
+            with st.StoreLock(store, timeout=timeout):  # and it has let go of the lock
+                return
+        time.sleep(0.05)
+    raise AssertionError("the detached rebuild of %s did not finish in %d s" % (store, timeout))
+
+
 def snapshot(path):
     """Bytes of every file under path, for byte-identical checks. state/lock holds only the last
     lock holder's pid (diagnostics), so it is left out."""

@@ -20,7 +20,8 @@ BENCH = REPO / "evals" / "bench" / "bench_core.py"
 TINY = ["--facts", "300", "--topics", "3", "--days", "5", "--big-facts", "300", "--runs", "1",
         "--python", PYTHON]
 TARGETS = {"load": 2.0, "hook_session_start": 2.2, "hook_post_tool_use": 1.3, "hook_pre_compact": 2.2,
-           "query": 2.5, "hook_user_prompt_submit": 2.5, "load_peak_rss": 40.0, "hook_session_start_cold": 4.0}
+           "query": 2.5, "hook_user_prompt_submit": 2.5, "load_peak_rss": 40.0, "hook_session_start_pull": 4.0,
+           "hook_session_start_cold": 4.0}
 
 sys.path.insert(0, str(REPO / "evals" / "bench"))
 import clean_python  # noqa: E402
@@ -43,7 +44,7 @@ class BenchSmokeTest(unittest.TestCase):
         names = [r["name"] for r in data["results"]]
         self.assertEqual(names, ["load", "record", "record_typical", "hook_session_start", "hook_post_tool_use",
                                  "hook_pre_compact", "query", "hook_user_prompt_submit", "load_peak_rss",
-                                 "hook_session_start_cold", "load_cold", "load_cold_peak_rss"])
+                                 "hook_session_start_pull", "hook_session_start_cold", "load_cold", "load_cold_peak_rss"])
         for result in data["results"]:
             self.assertIsInstance(result["ok"], bool)
             self.assertIn(result["kind"], ("time", "rss"))

@@ -205,6 +205,7 @@ class AdapterRuntimeTest(CheckCase):
         proc = subprocess.run(command, shell=True, cwd=str(self.project), input=payload.encode(),
                               capture_output=True, env=env, timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        _support.wait_for_rebuild(self.store)
 
     def test_configured_but_never_run_is_not_verified(self):
         self.install("both")

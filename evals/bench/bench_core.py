@@ -494,6 +494,25 @@ def drop_caches_after_rebuild(ctx):
     drop_caches(ctx)
 
 
+def touch_one_topic(ctx):
+    """A pull that changed one topic: its items.json gets a new signature (the same bytes, a new
+    mtime), so its indexes are stale and the others current. Waits for the previous run's rebuild."""
+    drop = getattr(ctx, "hook_runs", 0)
+    if drop:
+        deadline = time.time() + 30
+        from memory_core import recall_index
+        from memory_core.paths import topic_items_path
+        while time.time() < deadline:
+            sigs = dict((t, mindex_signature(topic_items_path(ctx.store, t))) for t in mstore.list_topics(ctx.store))
+            if recall_index.is_current(ctx.store, sigs):
+                break
+            time.sleep(0.05)
+    from memory_core.paths import topic_items_path
+    path = topic_items_path(ctx.store, sorted(mstore.list_topics(ctx.store))[0])
+    stamp = time.time() + getattr(ctx, "hook_runs", 0)
+    os.utime(path, (stamp, stamp))
+
+
 def mindex_signature(path):
     from memory_core.cache_files import signature
     return signature(path)
@@ -528,6 +547,10 @@ BENCHES = [
           note="run_hook.py UserPromptSubmit, opted in: the prompt's recall, caches current"),
     Bench("load_peak_rss", "rss", _load_argv, 40.0, prepare=warm_caches,
           note="peak RSS of one load_memory.py run, caches current"),
+    Bench("hook_session_start_pull", "time", _hook_argv("SessionStart"), 4.0, prepare=warm_caches,
+          each=touch_one_topic, stdin=_hook_payload("SessionStart", source="startup"),
+          note="run_hook.py SessionStart after a pull that changed one topic: that topic parsed, the others "
+               "from their indexes"),
     Bench("hook_session_start_cold", "time", _hook_argv("SessionStart"), 4.0, prepare=drop_caches,
           each=drop_caches_after_rebuild, stdin=_hook_payload("SessionStart", source="startup"), note="run_hook.py SessionStart after a fresh clone or a pull: no derived cache, every items.json "
                "parsed, and what it computed saved for the next start"),

@@ -103,10 +103,10 @@ def _topic_rel(topic):
 
 def read_topic_entry(store, topic, sig, max_items):
     """The cached newest rows of a topic, or None when missing, stale or too shallow."""
-    import json
+    from .fastjson import loads  # the json package would import re
     text = read_cache(store, _topic_rel(topic))
     try:
-        entry = json.loads(text) if text else None
+        entry = loads(text) if text else None
     except ValueError:
         return None
     if not isinstance(entry, dict) or sig is None or entry.get("sig") != sig \

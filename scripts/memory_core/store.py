@@ -322,11 +322,16 @@ def read_text(path):
 
 def parse_items(text, path):
     """(doc, items) from the text of an items.json. A legacy bare array is read as items."""
-    import json
+    from .fastjson import loads  # the same parser without the json package (and its re import)
     try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise CorruptFile(path, "invalid JSON (%s)" % exc)
+        doc = loads(text)
+    except ValueError:
+        import json  # for its message, which names the line and column
+        try:
+            json.loads(text)
+        except ValueError as exc:
+            raise CorruptFile(path, "invalid JSON (%s)" % exc)
+        raise CorruptFile(path, "invalid JSON")
     if isinstance(doc, list):
         doc = {"items": doc}
     if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
