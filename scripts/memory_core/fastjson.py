@@ -32,7 +32,9 @@ def loads(text):
     if _scan is None:
         import json
         return json.loads(text)
-    start = len(text) - len(text.lstrip(_WS))
+    start = 0
+    while start < len(text) and text[start] in _WS:  # not lstrip: a 40 MB file would be copied
+        start += 1
     try:
         value, end = _scan(text, start)
     except StopIteration:

@@ -16,7 +16,6 @@ from .paths import (DAILY_DIR, ITEMS_SCHEMA, LAYER3_FILE, STATE_DIR, TOPICS_DIR,
 from .safefs import CorruptFile, UnsafePath  # noqa: F401 (re-exported: readers catch them from here)
 
 
-
 def _lockers():
     """(fcntl, None), or (None, msvcrt) on Windows, where byte-range locks are also released when
     the holder dies. Imported when a lock is taken: a reader (a load, a query) takes none."""
@@ -326,12 +325,11 @@ def parse_items(text, path):
     try:
         doc = loads(text)
     except ValueError:
-        import json  # for its message, which names the line and column
+        import json  # the reference parser decides, and its message names the line and column
         try:
-            json.loads(text)
+            doc = json.loads(text)
         except ValueError as exc:
             raise CorruptFile(path, "invalid JSON (%s)" % exc)
-        raise CorruptFile(path, "invalid JSON")
     if isinstance(doc, list):
         doc = {"items": doc}
     if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
