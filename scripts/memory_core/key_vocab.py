@@ -4,8 +4,8 @@ query, data/recall_vocab.json prepared).
 
 Preparing the whole vocabulary costs a process ~7 ms (parse, then 5,800 phrases and their reach);
 a query needs a few dozen lookups. data/fact_keys.tsv holds the same tables as sorted lines searched
-in place (sortedlines.py), and names the size and CRC-32 of the fact_vocab.json it was built from: when that
-file changed since, it is not used (the full vocabulary is), so a stale table never gives other keys.
+in place (sortedlines.py), and names the size and CRC-32 of the two files it was built from: when
+either changed since, it is not used (the files are), so a stale table never gives other keys.
 Built by `python3 evals/tools/build_fact_keys.py`; evals/test_fact_model.py checks it is current and
 that both ways give the same keys.
 
