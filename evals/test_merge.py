@@ -1,0 +1,197 @@
+"""scripts/merge_memory.py, the git merge driver for items.json (memory_core/merging.py): field-level
+three-way rules, a result that does not depend on the side, and real git merges of parallel branches."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import _support
+from memory_core import merging
+from memory_core import store as st
+
+
+def item(item_id, fact, stamp="2026-01-01T00:00:00Z", **extra):
+    out = {"id": item_id, "fact": fact, "status": "active", "category": "fact", "source": "user",
+           "inferred": False, "created_at": stamp, "updated_at": stamp, "superseded_by": None,
+           "supersedes": [], "tags": []}
+    out.update(extra)
+    return out
+
+
+def doc(*items, **top):
+    out = {"schema": "memory-3layer/items@1", "topic": "ops", "items": list(items)}
+    out.update(top)
+    return out
+
+
+class MergeRulesTest(unittest.TestCase):
+    def merged(self, base, ours, theirs):
+        one = merging.merge_docs(base, ours, theirs)
+        other = merging.merge_docs(base, theirs, ours)
+        self.assertEqual(merging.canonical(one), merging.canonical(other))  # no side wins for being ours
+        return dict((it["id"], it) for it in one["items"]), one
+
+    def test_items_of_both_sides_are_kept_in_canonical_order(self):
+        base = doc(item("a", "A", "2026-01-01T00:00:00Z"))
+        ours = doc(base["items"][0], item("c", "C", "2026-01-03T00:00:00Z"))
+        theirs = doc(base["items"][0], item("b", "B", "2026-01-02T00:00:00Z"))
+        _by_id, out = self.merged(base, ours, theirs)
+        self.assertEqual([it["id"] for it in out["items"]], ["a", "b", "c"])
+
+    def test_a_field_changed_on_one_side_takes_that_side(self):
+        base = doc(item("a", "A"))
+        ours = doc(dict(base["items"][0], category="decision"))
+        theirs = doc(dict(base["items"][0], tags=["ops"]))
+        by_id, _ = self.merged(base, ours, theirs)
+        self.assertEqual((by_id["a"]["category"], by_id["a"]["tags"]), ("decision", ["ops"]))
+        self.assertNotIn("needs_review", by_id["a"])
+
+    def test_both_changed_superseded_wins_lists_union_times_and_unknown_fields(self):
+        base = doc(item("a", "A", tags=["x"], extra_field=1))
+        ours = doc(dict(base["items"][0], status="superseded", tags=["x", "y"], updated_at="2026-02-01T00:00:00Z",
+                        created_at="2025-12-31T00:00:00Z", extra_field=1, only_ours="kept"))
+        theirs = doc(dict(base["items"][0], status="active", tags=["z"], updated_at="2026-03-01T00:00:00Z"),
+                     future_top_level={"k": 1})
+        theirs["items"][0]["status"] = "deprecated"
+        by_id, out = self.merged(base, ours, theirs)
+        a = by_id["a"]
+        self.assertEqual(a["status"], "superseded")
+        self.assertEqual(a["tags"], ["x", "y", "z"])  # both changed the list: the union of both sides
+        self.assertEqual((a["created_at"], a["updated_at"]), ("2025-12-31T00:00:00Z", "2026-03-01T00:00:00Z"))
+        self.assertEqual((a["extra_field"], a["only_ours"]), (1, "kept"))
+        self.assertEqual(out["future_top_level"], {"k": 1})
+
+    def test_another_field_both_changed_takes_the_later_side_and_is_flagged(self):
+        base = doc(item("a", "Retries: 3"))
+        ours = doc(dict(base["items"][0], category="decision", updated_at="2026-02-01T00:00:00Z"))
+        theirs = doc(dict(base["items"][0], category="convention", updated_at="2026-03-01T00:00:00Z"))
+        by_id, _ = self.merged(base, ours, theirs)
+        self.assertEqual(by_id["a"]["category"], "convention")
+        self.assertIn("both branches changed category", by_id["a"]["needs_review"])
+        self.assertIn("decision", by_id["a"]["needs_review"])
+
+    def test_competing_supersedes_keep_both_new_facts_active_and_flag_each_naming_the_other(self):
+        old = item("old", "The timeout is 30 s.")
+        base = doc(old)
+        ours = doc(dict(old, status="superseded", superseded_by="n1", updated_at="2026-02-01T00:00:00Z"),
+                   item("n1", "The timeout is 45 s.", "2026-02-01T00:00:00Z", supersedes=["old"]))
+        theirs = doc(dict(old, status="superseded", superseded_by="n2", updated_at="2026-02-02T00:00:00Z"),
+                     item("n2", "The timeout is 60 s.", "2026-02-02T00:00:00Z", supersedes=["old"]))
+        by_id, _ = self.merged(base, ours, theirs)
+        self.assertEqual(by_id["old"]["status"], "superseded")
+        for new, rival, text in (("n1", "n2", "60 s"), ("n2", "n1", "45 s")):
+            self.assertEqual(by_id[new]["status"], "active")
+            self.assertIn("both branches superseded old", by_id[new]["needs_review"])
+            self.assertIn(rival, by_id[new]["needs_review"])
+            self.assertIn(text, by_id[new]["needs_review"])
+
+    def test_the_same_fact_added_on_both_sides_is_one_item(self):
+        both = item("same", "Same fact.")
+        by_id, out = self.merged(doc(), doc(both), doc(dict(both)))
+        self.assertEqual(len(out["items"]), 1)
+        self.assertNotIn("needs_review", by_id["same"])
+
+
+try:
+    from hypothesis import given, settings, strategies as hs
+except ImportError:
+    given = None
+
+
+class MergePropertyTest(unittest.TestCase):
+    @unittest.skipIf(given is None, "needs hypothesis (requirements.txt) for the property test")
+    def test_property_the_merge_does_not_depend_on_the_side_and_drops_no_id(self):
+        field = hs.sampled_from(["status", "category", "tags", "updated_at", "created_at", "fact", "custom"])
+        value = hs.one_of(hs.sampled_from(["active", "superseded", "a", "b", "2026-01-01T00:00:00Z",
+                                           "2026-02-01T00:00:00Z"]), hs.lists(hs.sampled_from(["x", "y"]), max_size=2))
+        edits = hs.lists(hs.tuples(hs.sampled_from(["i1", "i2", "i3", "i4"]), field, value), max_size=6)
+
+        @settings(max_examples=150, deadline=None)
+        @given(base_ids=hs.sets(hs.sampled_from(["i1", "i2", "i3"])), ours_edits=edits, theirs_edits=edits)
+        def check(base_ids, ours_edits, theirs_edits):
+            base = [item(i, "fact " + i) for i in sorted(base_ids)]
+            sides = []
+            for changes in (ours_edits, theirs_edits):
+                side = dict((it["id"], dict(it)) for it in base)
+                for item_id, key, val in changes:
+                    side.setdefault(item_id, item(item_id, "fact " + item_id))[key] = val
+                sides.append(doc(*side.values()))
+            one = merging.merge_docs(doc(*base), sides[0], sides[1])
+            other = merging.merge_docs(doc(*base), sides[1], sides[0])
+            self.assertEqual(merging.canonical(one), merging.canonical(other))
+            ids = set(it["id"] for side in sides for it in side["items"])
+            self.assertEqual(set(it["id"] for it in one["items"]), ids)
+        check()
+
+
+def git(cwd, *args):
+    proc = subprocess.run(["git"] + list(args), cwd=str(cwd), capture_output=True, timeout=60,
+                          env=dict(_support.clean_env(), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+                                   GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+                                   HOME=str(cwd), GIT_CONFIG_NOSYSTEM="1"))
+    return proc
+
+
+@unittest.skipIf(shutil.which("git") is None, "needs git")
+class RealGitMergeTest(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="m3l-merge-")
+        self.addCleanup(shutil.rmtree, self.root, True)
+        self.repo = os.path.join(self.root, "repo")
+        os.mkdir(self.repo)
+        self.assertEqual(git(self.repo, "init", "-q", "-b", "main").returncode, 0)
+        driver = "%s %s %%O %%A %%B %%P" % (_support.PYTHON, _support.SCRIPTS / "merge_memory.py")
+        git(self.repo, "config", "merge.memory-3layer.driver", driver)
+        with open(os.path.join(self.repo, ".gitattributes"), "w") as fh:
+            fh.write(".memory-3layer/areas/topics/*/items.json merge=memory-3layer\n.memory-3layer/memory/*.md merge=union\n")
+        with open(os.path.join(self.repo, ".gitignore"), "w") as fh:
+            fh.write(".memory-3layer/state/\n")
+        self.record("The deploy script is tools/deploy.sh.")
+        git(self.repo, "add", "-A")
+        self.assertEqual(git(self.repo, "commit", "-qm", "base").returncode, 0)
+
+    def record(self, fact, topic="ops"):
+        proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic", topic,
+                                   "--force-surface", "--keep-both")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+    def branch(self, name, facts):
+        git(self.repo, "checkout", "-q", "-b", name, "main")
+        for fact in facts:
+            self.record(fact)
+        git(self.repo, "add", "-A")
+        self.assertEqual(git(self.repo, "commit", "-qm", name).returncode, 0)
+
+    def items_bytes(self):
+        with open(os.path.join(self.repo, ".memory-3layer", "areas", "topics", "ops", "items.json"), "rb") as fh:
+            return fh.read()
+
+    def test_two_branches_merge_in_either_order_with_every_fact_and_the_same_bytes(self):
+        self.branch("left", ["The staging database is Postgres 16.", "Releases are tagged vX.Y.Z."])
+        self.branch("right", ["Feature flags live in flags.yaml.", "The CDN is CloudFront."])
+        results = []
+        for first, second in (("left", "right"), ("right", "left")):
+            git(self.repo, "checkout", "-q", "-B", "m-" + first, first)
+            proc = git(self.repo, "merge", "-q", "--no-edit", second)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            data = self.items_bytes()
+            _doc, items = st.parse_items(data.decode("utf-8"), "items.json")
+            self.assertEqual(len(items), 5)
+            results.append(data)
+        self.assertEqual(results[0], results[1])
+
+    def test_a_side_that_is_not_json_is_a_conflict_left_as_it_was(self):
+        folder = os.path.join(self.root, "sides")
+        os.mkdir(folder)
+        paths = []
+        for name, text in (("base", "{}"), ("ours", "{ not json"), ("theirs", json.dumps(doc(item("a", "A"))))):
+            paths.append(os.path.join(folder, name))
+            with open(paths[-1], "w") as fh:
+                fh.write(text)
+        proc = _support.run_script("merge_memory.py", *paths)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn(b"our side is not valid JSON", proc.stderr)
+        with open(paths[1]) as fh:
+            self.assertEqual(fh.read(), "{ not json")

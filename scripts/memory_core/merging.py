@@ -1,0 +1,171 @@
+"""Three-way merge of a topic's items.json, by id and field by field (scripts/merge_memory.py, the
+git merge driver; issue 11).
+
+Items of both sides are kept (a fact is never lost to a merge). For an id both sides hold, each field
+takes the side that changed it; where both changed it differently:
+  status        "superseded" wins over "active"
+  tags, anchors, supersedes     the union
+  created_at    the earlier;  updated_at  the later
+  needs_review  both reasons
+  anything else the value of the side with the later updated_at, and the item is flagged
+                needs_review with the field and both values
+When both sides superseded the same fact with different new facts, every new fact stays active and
+each is flagged needs_review naming the other, so review reports the pair (and load marks them).
+Unknown fields and top-level keys are kept. The result is the same whichever side is "ours" (no rule
+prefers a side; ties go to the larger canonical JSON), with items in canonical order: created_at,
+then id. So merging A into B and B into A gives byte-identical files.
+"""
+import json
+
+LISTS = ("tags", "anchors", "supersedes")
+_MISSING = object()
+
+
+def canonical(value):
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def merge_docs(base, ours, theirs):
+    """The merged document ({"items": [...], ...}) of three parsed items.json documents (base may
+    be {} when both sides added the file)."""
+    out = {}
+    for key in sorted(set(base) | set(ours) | set(theirs)):
+        if key == "items":
+            continue
+        value = _merge_value(base.get(key, _MISSING), ours.get(key, _MISSING), theirs.get(key, _MISSING),
+                             lambda o, t: max(o, t, key=canonical))
+        if value is not _MISSING:
+            out[key] = value
+    out["items"] = merge_items(_items(base), _items(ours), _items(theirs))
+    return out
+
+
+def _items(doc):
+    items = doc.get("items") if isinstance(doc, dict) else None
+    return [it for it in items if isinstance(it, dict)] if isinstance(items, list) else []
+
+
+def _by_id(items):
+    """{id: item}, and the items without a usable id (kept as they are)."""
+    found, loose = {}, []
+    for it in items:
+        item_id = it.get("id")
+        if isinstance(item_id, str) and item_id and item_id not in found:
+            found[item_id] = it
+        else:
+            loose.append(it)
+    return found, loose
+
+
+def merge_items(base, ours, theirs):
+    """The merged items, in canonical order."""
+    b, _ = _by_id(base)
+    o, o_loose = _by_id(ours)
+    t, t_loose = _by_id(theirs)
+    merged, competing = {}, []
+    for item_id in set(o) | set(t):
+        if item_id not in t:
+            merged[item_id] = dict(o[item_id])
+        elif item_id not in o:
+            merged[item_id] = dict(t[item_id])
+        else:
+            merged[item_id] = merge_item(b.get(item_id, {}), o[item_id], t[item_id])
+            by_o, by_t = o[item_id].get("superseded_by"), t[item_id].get("superseded_by")
+            if by_o and by_t and by_o != by_t and by_o != b.get(item_id, {}).get("superseded_by") \
+                    and by_t != b.get(item_id, {}).get("superseded_by"):
+                competing.append((item_id, by_o, by_t))
+    for old, one, other in competing:  # both branches replaced the same fact: a person decides
+        for new, rival in ((one, other), (other, one)):
+            if new in merged:
+                reason = ("merge: both branches superseded %s (%s); this fact and %s (%s) may conflict"
+                          % (old, _quote(merged[old]), rival, _quote(merged.get(rival, {}))))
+                merged[new]["needs_review"] = _reasons(merged[new].get("needs_review"), reason)
+    loose = {}
+    for it in o_loose + t_loose:
+        loose.setdefault(canonical(it), it)
+    items = list(merged.values()) + [loose[k] for k in sorted(loose)]
+    return sorted(items, key=lambda it: (str(it.get("created_at") or ""), str(it.get("id") or ""), canonical(it)))
+
+
+def merge_item(base, ours, theirs):
+    """One item both sides hold, field by field (the rules in this module's docstring)."""
+    later = _later(ours, theirs)
+    out, review = {}, []
+    for key in sorted(set(base) | set(ours) | set(theirs)):
+        if key == "needs_review":
+            continue
+        o, t, bv = ours.get(key, _MISSING), theirs.get(key, _MISSING), base.get(key, _MISSING)
+        if o == t or t == bv:
+            value = o
+        elif o == bv:
+            value = t
+        elif key == "status" and "superseded" in (o, t):
+            value = "superseded"
+        elif key in LISTS:
+            value = _union(o, t)
+        elif key == "created_at" and isinstance(o, str) and isinstance(t, str):
+            value = min(o, t)
+        elif key == "updated_at" and isinstance(o, str) and isinstance(t, str):
+            value = max(o, t)
+        else:
+            value = o if later is ours else t
+            if key != "superseded_by":  # competing supersedes are flagged on the new facts
+                review.append("merge: both branches changed %s (kept %s, the other had %s)"
+                              % (key, _short(value), _short(t if value is o else o)))
+        if value is not _MISSING:
+            out[key] = value
+    reasons = _merge_value(base.get("needs_review", _MISSING), ours.get("needs_review", _MISSING),
+                           theirs.get("needs_review", _MISSING), _reasons)
+    for reason in review:
+        reasons = _reasons(None if reasons is _MISSING else reasons, reason)
+    if reasons is not _MISSING and reasons:
+        out["needs_review"] = reasons
+    return out
+
+
+def _merge_value(base, ours, theirs, both):
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    if ours is _MISSING or theirs is _MISSING:
+        return theirs if ours is _MISSING else ours
+    return both(ours, theirs)
+
+
+def _later(ours, theirs):
+    """The side with the later updated_at; on a tie, the larger canonical JSON (so no side wins
+    for being ours)."""
+    key_o = (str(ours.get("updated_at") or ""), canonical(ours))
+    key_t = (str(theirs.get("updated_at") or ""), canonical(theirs))
+    return ours if key_o >= key_t else theirs
+
+
+def _union(one, other):
+    values = {}
+    for side in (one, other):
+        for value in side if isinstance(side, list) else ():
+            values.setdefault(canonical(value), value)
+    return [values[k] for k in sorted(values)]
+
+
+def _reasons(one, other):
+    """Both needs_review reasons, once each, in a stable order ("; " between them)."""
+    parts = []
+    for reason in (one, other):
+        if reason is True or (reason and not isinstance(reason, str)):
+            reason = "flagged"
+        for part in (reason or "").split("; "):
+            if part and part not in parts:
+                parts.append(part)
+    return "; ".join(sorted(parts))
+
+
+def _quote(item):
+    return '"%s"' % _short(item.get("fact") or "?", 120).strip('"')
+
+
+def _short(value, limit=80):
+    text = value if isinstance(value, str) else canonical(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
