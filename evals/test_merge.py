@@ -195,3 +195,21 @@ class RealGitMergeTest(unittest.TestCase):
         self.assertIn(b"our side is not valid JSON", proc.stderr)
         with open(paths[1]) as fh:
             self.assertEqual(fh.read(), "{ not json")
+
+    def test_a_clone_without_the_driver_is_repaired_with_resolve(self):
+        git(self.repo, "config", "--unset", "merge.memory-3layer.driver")  # as in a fresh clone
+        self.branch("left", ["The staging database is Postgres 16."])
+        self.branch("right", ["Feature flags live in flags.yaml."])
+        git(self.repo, "checkout", "-q", "main")
+        git(self.repo, "merge", "-q", "--no-edit", "left")
+        proc = git(self.repo, "merge", "-q", "--no-edit", "right")
+        self.assertNotEqual(proc.returncode, 0)  # git's text merge stops in items.json
+        self.assertIn(b"<<<<<<<", self.items_bytes())
+        proc = _support.run_script("merge_memory.py", "--resolve", "--project-dir", self.repo, cwd=self.repo)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn(b"git commit", proc.stdout)
+        self.assertEqual(git(self.repo, "commit", "-qm", "merged").returncode, 0)
+        _doc, items = st.parse_items(self.items_bytes().decode("utf-8"), "items.json")
+        self.assertEqual(sorted(it["fact"] for it in items), ["Feature flags live in flags.yaml.",
+                                                             "The deploy script is tools/deploy.sh.",
+                                                             "The staging database is Postgres 16."])

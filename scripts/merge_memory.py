@@ -6,6 +6,9 @@ takes what it leaves in %A. Items of both sides are kept; a field both sides cha
 rules in references/merging.md (superseded wins, lists are unioned, a competing supersede is flagged
 needs_review). The result does not depend on which side is ours. Exit 0 when merged; 1 when a side
 is not valid JSON (then %A is left as it was and git reports a conflict); 2 on a usage error.
+
+  merge_memory.py --resolve [--project-dir P]   after a merge made without the driver: resolve the
+                                                store's conflicted files from git's stages, git add them
 """
 import argparse
 import json
@@ -21,11 +24,34 @@ def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=cli.help_formatter(),
                                 epilog="Exit codes: 0 merged, 1 a side cannot be merged (named on stderr), "
                                        "2 usage error.")
-    p.add_argument("base", help="the common ancestor's file (%%O; empty when both sides added the file)")
-    p.add_argument("ours", help="this side's file (%%A): the merged result is written here")
-    p.add_argument("theirs", help="the other side's file (%%B)")
+    p.add_argument("base", nargs="?", help="the common ancestor's file (%%O; empty when both sides added the file)")
+    p.add_argument("ours", nargs="?", help="this side's file (%%A): the merged result is written here")
+    p.add_argument("theirs", nargs="?", help="the other side's file (%%B)")
     p.add_argument("path", nargs="?", default="", help="the file's path in the repository (%%P), for messages")
+    p.add_argument("--resolve", action="store_true",
+                   help="resolve the store's files a merge left conflicted (from git's stages 1-3) and stage them")
+    p.add_argument("--project-dir", help="with --resolve: the repository (default: the current folder's)")
     return p
+
+
+def resolve(project_dir):
+    from memory_core import merging
+    from memory_core.paths import resolve_store
+    root, store, _how = resolve_store(project_dir or os.getcwd(), env=os.environ)
+    try:
+        done, left = merging.resolve(root, os.path.relpath(store, root))
+    except (RuntimeError, OSError) as exc:
+        sys.stderr.write("merge_memory: cannot read the merge's state in %s (%s); run it inside the "
+                         "repository that is being merged.\n" % (root, exc))
+        return 2
+    for path, what in sorted(done.items()):
+        print("%s: %s" % (path, what))
+    if left:
+        print("still conflicted: %s. Resolve them by hand, `git add` them, then `git commit`." % ", ".join(left))
+        return 1
+    print("every store file is resolved and staged%s; `git commit` completes the merge."
+          % ("" if done else " (none was conflicted)"))
+    return 0
 
 
 def read_doc(path, what, name):
@@ -46,7 +72,12 @@ def read_doc(path, what, name):
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.resolve:
+        return resolve(args.project_dir)
+    if not (args.base and args.ours and args.theirs):
+        parser.error("give BASE OURS THEIRS (as git passes %O %A %B), or --resolve")
     from memory_core import merging
     from memory_core import store as st
     name = args.path or args.ours

@@ -16,6 +16,7 @@ prefers a side; ties go to the larger canonical JSON), with items in canonical o
 then id. So merging A into B and B into A gives byte-identical files.
 """
 import json
+import os
 
 LISTS = ("tags", "anchors", "supersedes")
 _MISSING = object()
@@ -169,3 +170,97 @@ def _short(value, limit=80):
     text = value if isinstance(value, str) else canonical(value)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+# --- after the fact: a merge made without the driver (merge_memory.py --resolve) -----------------
+
+def _git(root, *args):
+    import subprocess
+    return subprocess.run(["git"] + list(args), cwd=root, capture_output=True, timeout=120)
+
+
+def conflicted(root):
+    """{path: {stage: blob id}} of the unmerged paths of the repository at root (git ls-files -u)."""
+    proc = _git(root, "ls-files", "-u", "-z")
+    if proc.returncode != 0:
+        raise RuntimeError((proc.stderr or b"git ls-files failed").decode("utf-8", "replace").strip())
+    found = {}
+    for entry in proc.stdout.split(b"\0"):
+        if entry:
+            meta, path = entry.split(b"\t", 1)
+            _mode, blob, stage = meta.split()
+            found.setdefault(path.decode("utf-8"), {})[int(stage)] = blob.decode("ascii")
+    return found
+
+
+def _blob(root, blob):
+    if blob is None:
+        return b""
+    proc = _git(root, "cat-file", "blob", blob)
+    if proc.returncode != 0:
+        raise RuntimeError("git cat-file %s failed" % blob)
+    return proc.stdout
+
+
+def union_lines(base, ours, theirs):
+    """git's union merge of two texts: our lines, then theirs that we lack (a daily trail; its next
+    write puts it back in time order)."""
+    mine = ours.decode("utf-8").splitlines()
+    seen = set(mine)
+    extra = [line for line in theirs.decode("utf-8").splitlines() if line not in seen]
+    return ("\n".join(mine + extra) + "\n").encode("utf-8")
+
+
+def resolve(root, store_rel):
+    """Resolve every conflicted file of the store from git's stages (1 base, 2 ours, 3 theirs; no
+    stage 1 counts as an empty base) and stage it. ({path: "merged" or a reason it was left}, [paths of
+    the store still conflicted])."""
+    from . import store as st
+    prefix = store_rel.replace(os.sep, "/").rstrip("/") + "/"
+    done, left = {}, []
+    for path, stages in sorted(conflicted(root).items()):
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix):]
+        full = os.path.join(root, *path.split("/"))
+        base, ours, theirs = (_blob(root, stages.get(n)) for n in (1, 2, 3))
+        parts = rel.split("/")
+        if len(parts) == 4 and parts[:2] == ["areas", "topics"] and parts[3] == "items.json":
+            try:
+                docs = [_doc(data, side, path) for data, side in ((base, "base"), (ours, "our"), (theirs, "their"))]
+            except ValueError as exc:
+                done[path] = str(exc)
+                left.append(path)
+                continue
+            merged = merge_docs(*docs)
+            items = merged.pop("items")
+            data = st.dump_items(merged.get("topic") if isinstance(merged.get("topic"), str) else parts[2], merged, items)
+        elif len(parts) == 2 and parts[0] == "memory" and parts[1].endswith(".md"):
+            data = union_lines(base, ours, theirs)
+        else:
+            done[path] = "left for a person: not a file this command merges (MEMORY.md merges as text)"
+            left.append(path)
+            continue
+        st.atomic_write_bytes(full, data)
+        if _git(root, "add", "--", path).returncode != 0:
+            done[path] = "merged, but git add failed"
+            left.append(path)
+            continue
+        done[path] = "merged"
+    return done, left
+
+
+def _doc(data, side, path):
+    if side == "base" and not data.strip():
+        return {}
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        if side == "base":
+            return {}
+        raise ValueError("%s: %s side is not valid JSON (%s)" % (path, side, exc))
+    if isinstance(doc, list):
+        doc = {"items": doc}
+    if not isinstance(doc, dict):
+        raise ValueError("%s: %s side is not an items.json" % (path, side))
+    return doc
