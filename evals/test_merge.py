@@ -205,6 +205,13 @@ class RealGitMergeTest(unittest.TestCase):
         proc = git(self.repo, "merge", "-q", "--no-edit", "right")
         self.assertNotEqual(proc.returncode, 0)  # git's text merge stops in items.json
         self.assertIn(b"<<<<<<<", self.items_bytes())
+        code, load = _support.run_json("load_memory.py", "--project-dir", self.repo)
+        self.assertIn("merge conflict", json.dumps(load["report"]["skipped"]))
+        self.assertIn("merge_memory.py --resolve", json.dumps(load["report"]["skipped"]))
+        code, check = _support.run_json("check_memory_3layer.py", "--project-dir", self.repo)
+        self.assertIn("merge conflict", json.dumps(check))
+        code, review = _support.run_json("review_memory.py", "--project-dir", self.repo)
+        self.assertIn("merge conflict", json.dumps(review))
         proc = _support.run_script("merge_memory.py", "--resolve", "--project-dir", self.repo, cwd=self.repo)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn(b"git commit", proc.stdout)

@@ -27,10 +27,10 @@ class CorruptFile(StoreError):
     """A store file that does not parse. Never rewritten; exit 1 for a writer that needs it."""
     security = False
 
-    def __init__(self, path, reason):
+    def __init__(self, path, reason, fix=None):
         StoreError.__init__(self, "%s cannot be read: %s" % (path, reason),
-                            fix="fix or restore the file by hand (git diff / git checkout it); "
-                                "memory-3layer leaves it byte-identical",
+                            fix=fix or "fix or restore the file by hand (git diff / git checkout it); "
+                                       "memory-3layer leaves it byte-identical",
                             exit_code=1, path=path)
         self.reason = reason
 

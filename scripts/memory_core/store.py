@@ -319,6 +319,15 @@ def read_text(path):
         raise CorruptFile(path, "not UTF-8 (byte %d)" % exc.start)
 
 
+MERGE_FIX = ("run `python3 <skill>/scripts/merge_memory.py --resolve` in the repository to merge the store's "
+             "files by fact id, then `git commit` (references/merging.md)")
+
+
+def has_conflict_markers(text):
+    """Whether git left a conflict's three markers in the text, each at the start of a line."""
+    return all(("\n" + marker) in "\n" + text for marker in ("<<<<<<< ", "=======", ">>>>>>> "))
+
+
 def parse_items(text, path):
     """(doc, items) from the text of an items.json. A legacy bare array is read as items."""
     from .fastjson import loads  # the same parser without the json package (and its re import)
@@ -329,6 +338,10 @@ def parse_items(text, path):
         try:
             doc = json.loads(text)
         except ValueError as exc:
+            if has_conflict_markers(text):
+                raise CorruptFile(path, "merge conflict: git left conflict markers in it; run "
+                                        "`python3 scripts/merge_memory.py --resolve` (then `git commit`)",
+                                  fix=MERGE_FIX)
             raise CorruptFile(path, "invalid JSON (%s)" % exc)
     if isinstance(doc, list):
         doc = {"items": doc}
