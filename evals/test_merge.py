@@ -220,3 +220,32 @@ class RealGitMergeTest(unittest.TestCase):
         self.assertEqual(sorted(it["fact"] for it in items), ["Feature flags live in flags.yaml.",
                                                              "The deploy script is tools/deploy.sh.",
                                                              "The staging database is Postgres 16."])
+
+    def test_competing_supersedes_are_reported_by_review_marked_by_load_and_settled_by_its_proposal(self):
+        old_id = json.loads(self.items_bytes())["items"][0]["id"]
+        for name, fact in (("left", "The deploy script is tools/release.sh."),
+                           ("right", "The deploy script is scripts/ship.sh.")):
+            git(self.repo, "checkout", "-q", "-b", name, "main")
+            proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic",
+                                       "ops", "--supersedes", old_id, "--force-surface")
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            git(self.repo, "add", "-A")
+            git(self.repo, "commit", "-qm", name)
+        git(self.repo, "checkout", "-q", "left")
+        proc = git(self.repo, "merge", "-q", "--no-edit", "right")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        code, load = _support.run_json("load_memory.py", "--project-dir", self.repo)
+        self.assertEqual(load["context"].count("[needs review]"), 2)
+        code, review = _support.run_json("review_memory.py", "--project-dir", self.repo)
+        found = [f for f in review["findings"] if f["kind"] == "conflict"]
+        self.assertEqual(len(found), 1, review["findings"])
+        self.assertIn("tools/release.sh", found[0]["evidence"])
+        self.assertIn("scripts/ship.sh", found[0]["evidence"])
+        proc = _support.run_script("review_memory.py", "--project-dir", self.repo, "--apply", found[0]["proposal"],
+                                   "--confirm")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        items = dict((it["id"], it) for it in json.loads(self.items_bytes())["items"])
+        kept, replaced = items[found[0]["ids"][1]], items[found[0]["ids"][0]]
+        self.assertEqual((kept["status"], replaced["status"]), ("active", "superseded"))
+        self.assertNotIn("needs_review", kept)
+        self.assertNotIn("merge_rivals", kept)

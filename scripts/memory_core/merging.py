@@ -10,7 +10,8 @@ takes the side that changed it; where both changed it differently:
   anything else the value of the side with the later updated_at, and the item is flagged
                 needs_review with the field and both values
 When both sides superseded the same fact with different new facts, every new fact stays active and
-each is flagged needs_review naming the other, so review reports the pair (and load marks them).
+each is flagged needs_review naming the other, and lists it in merge_rivals: review reports the pair
+as a conflict, load marks both [needs review], and applying review's proposal clears the flags.
 Unknown fields and top-level keys are kept. The result is the same whichever side is "ours" (no rule
 prefers a side; ties go to the larger canonical JSON), with items in canonical order: created_at,
 then id. So merging A into B and B into A gives byte-identical files.
@@ -18,7 +19,7 @@ then id. So merging A into B and B into A gives byte-identical files.
 import json
 import os
 
-LISTS = ("tags", "anchors", "supersedes")
+LISTS = ("tags", "anchors", "supersedes", "merge_rivals")
 _MISSING = object()
 
 
@@ -81,6 +82,7 @@ def merge_items(base, ours, theirs):
                 reason = ("merge: both branches superseded %s (%s); this fact and %s (%s) may conflict"
                           % (old, _quote(merged[old]), rival, _quote(merged.get(rival, {}))))
                 merged[new]["needs_review"] = _reasons(merged[new].get("needs_review"), reason)
+                merged[new]["merge_rivals"] = _union(merged[new].get("merge_rivals"), [rival])
     loose = {}
     for it in o_loose + t_loose:
         loose.setdefault(canonical(it), it)

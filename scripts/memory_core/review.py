@@ -158,6 +158,29 @@ def find_pairs(active):
 MEANING_BLOCK = 40  # facts sharing a tool, family or concept are judged pairwise when they are this few
 
 
+def find_merge_rivals(facts):
+    """Conflicts a merge left for a person (merging.py): two active facts that each superseded the
+    same fact on their own branch, flagged needs_review and naming each other in merge_rivals. The
+    proposal keeps the newer; applying it clears both flags."""
+    by_id = dict((f["id"], f) for f in facts if f.get("status", "active") == "active")
+    found, seen = [], set()
+    for fact in sorted(by_id.values(), key=lambda f: (str(f.get("created_at") or ""), f["id"])):
+        rivals = fact.get("merge_rivals") if isinstance(fact.get("merge_rivals"), list) else []
+        for rival_id in rivals:
+            rival = by_id.get(rival_id) if isinstance(rival_id, str) else None
+            if rival is None or frozenset((fact["id"], rival_id)) in seen:
+                continue
+            seen.add(frozenset((fact["id"], rival_id)))
+            older, newer = sorted((fact, rival), key=lambda f: (str(f.get("created_at") or ""), f["id"]))
+            found.append({"kind": "conflict", "ids": [older["id"], newer["id"]],
+                          "evidence": "two branches each superseded the same fact, a merge kept both: %r / %r"
+                                      % (older["fact"], newer["fact"]),
+                          "action": {"op": "supersede", "old": older["id"], "new": newer["id"],
+                                     "why": "keep the newer of the two; say --supersedes the other way by hand "
+                                            "to keep the older", "clear": [newer["id"]]}})
+    return found
+
+
 def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=()):
     """Conflicts and duplicates judged by meaning (judgement.py, as record judges a new fact),
     blocked by a shared tool, family or concept: only facts in one block of at most MEANING_BLOCK
@@ -283,6 +306,7 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
         fact["_norm"] = normalize(fact["fact"])
         fact["_bare"] = without_negations(fact["_norm"])
     pairs, alike = find_pairs(active)
+    pairs = find_merge_rivals(facts) + pairs
     findings = (find_secrets_in_store(store, facts, extra_patterns) + pairs
                 + find_meaning_pairs(active, [f["ids"] for f in pairs], vocab, alike)
                 + find_stale(root, store, active, stale_days, int(time.time())))
@@ -328,6 +352,8 @@ def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=(
             elif action["op"] == "supersede":
                 changes.setdefault(action["old"], {}).update(
                     {"status": "superseded", "superseded_by": action["new"]})
+                for kept in action.get("clear") or ():  # a person decided a merge's conflict
+                    changes.setdefault(kept, {})["_clear_review"] = True
             else:
                 changes.setdefault(action["id"], {}).update({"needs_review": action["why"]})
         stamp = st.iso(st.utc_now())
@@ -342,6 +368,9 @@ def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=(
                 if update.pop("_redact", False):  # the value is masked in place; the id is an identity, it stays
                     from .redaction import mask_secrets
                     update["fact"] = mask_secrets(item["fact"], extra_patterns)[0]
+                if update.pop("_clear_review", False):
+                    item.pop("needs_review", None)
+                    item.pop("merge_rivals", None)
                 item.update(update)
                 item["updated_at"] = stamp
             path = st.write_topic(store, topic, doc, items)
@@ -350,7 +379,8 @@ def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=(
             after = dict((it["id"], content_hash(it)) for it in touched)
             for item in touched:
                 applied.append("%s: %s" % (item["id"], ", ".join(
-                    "value masked in place" if k == "_redact" else "%s=%s" % (k, v)
+                    "value masked in place" if k == "_redact" else "review flag cleared" if k == "_clear_review"
+                    else "%s=%s" % (k, v)
                     for k, v in sorted(changes[item["id"]].items()))))
             redacted = sorted(i for i in before if changes[i].get("_redact"))
             if redacted:
