@@ -249,3 +249,79 @@ class RealGitMergeTest(unittest.TestCase):
         self.assertEqual((kept["status"], replaced["status"]), ("active", "superseded"))
         self.assertNotIn("needs_review", kept)
         self.assertNotIn("merge_rivals", kept)
+
+
+@unittest.skipIf(shutil.which("git") is None, "needs git")
+class InstallerWiringTest(unittest.TestCase):
+    """install_hooks.py wires the driver in a git repository; a clone lacks the local config, check says
+    so with the command, and re-running the installer there registers it and changes nothing else."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="m3l-wiring-")
+        self.addCleanup(shutil.rmtree, self.root, True)
+        self.repo = os.path.join(self.root, "repo")
+        os.mkdir(self.repo)
+        git(self.repo, "init", "-q", "-b", "main")
+        with open(os.path.join(self.repo, ".gitattributes"), "w") as fh:
+            fh.write("*.png binary\n")
+
+    def install(self, *extra, project=None):
+        code, out = _support.run_json("install_hooks.py", "--project-dir", project or self.repo, "--platform", "claude",
+                                      *extra, env=_support.clean_env(HOME=self.root, GIT_CONFIG_NOSYSTEM="1"))
+        self.assertEqual(code, 0, out)
+        return out
+
+    def driver(self, repo=None):
+        proc = git(repo or self.repo, "config", "--get", "merge.memory-3layer.driver")
+        return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+    def test_install_wires_reinstall_changes_nothing_and_uninstall_removes_exactly_it(self):
+        out = self.install()
+        with open(os.path.join(self.repo, ".gitattributes")) as fh:
+            attributes = fh.read()
+        self.assertTrue(attributes.startswith("*.png binary\n"))
+        self.assertIn(".memory-3layer/areas/topics/*/items.json merge=memory-3layer", attributes)
+        self.assertIn(".memory-3layer/memory/*.md merge=union", attributes)
+        self.assertEqual(self.driver(), "python3 .claude/skills/memory-3layer/scripts/merge_memory.py %O %A %B %P")
+        self.assertFalse(self.install()["changed"])
+        self.install("--uninstall")
+        with open(os.path.join(self.repo, ".gitattributes")) as fh:
+            self.assertEqual(fh.read(), "*.png binary\n")
+        self.assertIsNone(self.driver())
+        self.install("--no-git-merge")
+        self.assertIsNone(self.driver())
+
+    def test_a_clone_is_told_and_a_reinstall_there_registers_the_driver_only(self):
+        self.install()
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-qm", "memory")
+        clone = os.path.join(self.root, "clone")
+        self.assertEqual(git(self.root, "clone", "-q", self.repo, clone).returncode, 0)
+        self.assertIsNone(self.driver(clone))
+        code, report = _support.run_json("check_memory_3layer.py", "--project-dir", clone)
+        found = [e for e in report["artifact_status"]["entries"] if e["what"] == "git merge driver"]
+        self.assertEqual(len(found), 1, report["artifact_status"])
+        self.assertEqual(found[0]["level"], "finding")
+        self.assertIn("git config merge.memory-3layer.driver", found[0]["fix"])
+        out = self.install(project=clone)
+        self.assertEqual([c for c in out["changes"] if "merge driver" not in c], [])
+        self.assertEqual(self.driver(clone), "python3 .claude/skills/memory-3layer/scripts/merge_memory.py %O %A %B %P")
+        code, report = _support.run_json("check_memory_3layer.py", "--project-dir", clone)
+        self.assertFalse([e for e in report["artifact_status"]["entries"] if e["what"] == "git merge driver"])
+
+    def test_the_registered_driver_merges_two_branches(self):
+        self.install()
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-qm", "memory")
+        for name, fact in (("left", "The staging database is Postgres 16."), ("right", "Feature flags live in flags.yaml.")):
+            git(self.repo, "checkout", "-q", "-b", name, "main")
+            proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic", "ops",
+                                       "--force-surface")
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            git(self.repo, "add", "-A")
+            git(self.repo, "commit", "-qm", name)
+        git(self.repo, "checkout", "-q", "left")
+        proc = git(self.repo, "merge", "-q", "--no-edit", "right")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        with open(os.path.join(self.repo, ".memory-3layer", "areas", "topics", "ops", "items.json"), encoding="utf-8") as fh:
+            self.assertEqual(len(json.load(fh)["items"]), 2)

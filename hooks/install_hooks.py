@@ -37,6 +37,9 @@ def build_parser():
     p.add_argument("--with-prompt-recall", action="store_true",
                    help="also add a UserPromptSubmit hook that gives the facts most relevant to each prompt "
                         "(at most 2,000 characters, each fact once a session; the prompt is never stored)")
+    p.add_argument("--no-git-merge", action="store_true",
+                   help="in a git repository, do not wire the memory's merge driver (.gitattributes lines and the "
+                        "repository's git config; references/merging.md)")
     p.add_argument("--dry-run", action="store_true", help="print the changes; write nothing")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -67,7 +70,8 @@ def main():
     from memory_core import install
     from memory_core.paths import resolve_store
     root, store, _how = resolve_store(cli.check_utf8_arg(args.project_dir, "--project-dir"))
-    steps = install.plan(root, args.platform, args.uninstall, args.with_prompt_recall)
+    steps = install.plan(root, args.platform, args.uninstall, args.with_prompt_recall,
+                         git_merge=not args.no_git_merge, store=store)
     if args.dry_run:
         lines = install.describe(root, steps) or ["nothing to change"]
         written = []

@@ -230,8 +230,9 @@ def copy_skill(target):
 
 # --- the whole job -----------------------------------------------------------------------------
 
-def plan(root, platform, uninstall, prompt_recall=False):
-    """What to do, as a list of steps; nothing is written. Raises StoreError on a refusal."""
+def plan(root, platform, uninstall, prompt_recall=False, git_merge=True, store=None):
+    """What to do, as a list of steps; nothing is written. Raises StoreError on a refusal. git_merge:
+    in a git repository, wire the merge driver too (git_merge.py)."""
     hosts = [HOSTS[p] for p in (("claude", "codex") if platform == "both" else (platform,)) if p in HOSTS]
     steps = []
     for host in hosts:
@@ -261,6 +262,10 @@ def plan(root, platform, uninstall, prompt_recall=False):
         current = st.read_text(gitignore) or ""
         if GITIGNORE_LINE not in [l.strip() for l in current.split("\n")]:
             steps.append(("gitignore", ".gitignore", current))
+    if git_merge:
+        from . import git_merge as gm
+        skill = MANUAL_SKILL_DIR if platform == "manual" else hosts[0].skill_dir
+        steps.extend(gm.plan(root, store or os.path.join(root, ".memory-3layer"), os.path.join(root, skill), uninstall))
     return steps
 
 
@@ -301,6 +306,9 @@ def apply(root, store, steps):
                 shutil.rmtree(path)
                 _remove_empty_parents(root, path)
                 done.append("removed %s/" % rel)
+            elif kind in ("gitattributes", "git-config", "git-unconfig"):
+                from . import git_merge
+                done.append(git_merge.apply(root, step))
             elif kind == "gitignore":
                 current = step[2]
                 sep = "" if not current or current.endswith("\n") else "\n"
@@ -336,4 +344,7 @@ def describe(root, steps):
             lines.append("would remove %s (it holds only memory-3layer hooks)" % rel)
         elif kind == "gitignore":
             lines.append("would add %s to .gitignore" % GITIGNORE_LINE)
+        elif kind in ("gitattributes", "git-config", "git-unconfig"):
+            from . import git_merge
+            lines.append(git_merge.describe(step))
     return lines

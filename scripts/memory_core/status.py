@@ -273,6 +273,14 @@ def check_store(root, store):
                                                                         if len(secrets) > 10 else ""),
                      "remove or mask them by hand (the loader masks them, but the files are committed)")
                if secrets else entry("ok", "secrets", "none in %d Markdown file(s) and %d fact(s)" % (scanned, len(facts))))
+    from . import git_merge
+    missing = git_merge.unregistered(root, store)
+    if missing:  # local git config is not cloned: the attributes came with the clone, the driver did not
+        out.append(entry("finding", "git merge driver", ".gitattributes routes the store's topic files to the "
+                         "memory-3layer merge driver (%s), but this clone's git config does not define it, so a "
+                         "merge of two branches' facts will stop with conflicts" % missing[0],
+                         "register it: %s (or re-run install_hooks.py in this clone, which changes nothing "
+                         "else)" % missing[1]))
     if not [e for e in out if e["level"] == "finding" and e["what"] != "secrets"]:
         out.insert(0, entry("ok", "store files", "%d topic(s) parse (schema %s), %d fact(s), no orphan superseded_by"
                             % (len(st.list_topics(store)), "memory-3layer/items@1", len(facts))))
