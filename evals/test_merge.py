@@ -100,6 +100,17 @@ except ImportError:
     given = None
 
 
+class DailyOrderTest(unittest.TestCase):
+    def test_the_next_write_puts_a_merged_trail_back_in_time_order(self):
+        merged = ("# 2026-12-07\n\n- 09:10Z [ops] ours one (id a)\n- 11:00Z [ops] ours two (id b)\n"
+                  "<!-- a note by hand -->\n- 10:05Z [api] theirs one (id c)\n")
+        self.assertEqual(st.in_time_order(merged + "- 11:30Z [ops] new (id d)\n"),
+                         "# 2026-12-07\n\n- 09:10Z [ops] ours one (id a)\n- 10:05Z [api] theirs one (id c)\n"
+                         "<!-- a note by hand -->\n- 11:00Z [ops] ours two (id b)\n- 11:30Z [ops] new (id d)\n")
+        ordered = "# d\n\n- 01:00Z x\n- 02:00Z y\n"
+        self.assertIs(st.in_time_order(ordered), ordered)
+
+
 class MergePropertyTest(unittest.TestCase):
     @unittest.skipIf(given is None, "needs hypothesis (requirements.txt) for the property test")
     def test_property_the_merge_does_not_depend_on_the_side_and_drops_no_id(self):
@@ -324,4 +335,34 @@ class InstallerWiringTest(unittest.TestCase):
         proc = git(self.repo, "merge", "-q", "--no-edit", "right")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         with open(os.path.join(self.repo, ".memory-3layer", "areas", "topics", "ops", "items.json"), encoding="utf-8") as fh:
+            self.assertEqual(len(json.load(fh)["items"]), 2)
+
+    def test_a_linked_worktree_records_loads_runs_hooks_and_merges_with_its_own_state(self):
+        self.install()
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-qm", "memory")
+        tree = os.path.join(self.root, "tree")
+        self.assertEqual(git(self.repo, "worktree", "add", "-q", "-b", "feature", tree).returncode, 0)
+        proc = _support.run_script("record_memory.py", "--project-dir", tree, "--fact",
+                                   "Feature flags live in flags.yaml.", "--topic", "ops", "--force-surface")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        code, load = _support.run_json("load_memory.py", "--project-dir", tree)
+        self.assertIn("flags.yaml", load["context"])
+        payload = json.dumps({"session_id": "wt", "cwd": tree, "source": "startup"}).encode()
+        proc = _support.run_script("run_hook.py", "SessionStart", "--host", "claude", "--project-dir", tree,
+                                   input=payload, cwd=tree)
+        self.assertIn(b"flags.yaml", proc.stdout)
+        self.assertTrue(os.path.isdir(os.path.join(tree, ".memory-3layer", "state")))
+        self.assertFalse(os.path.exists(os.path.join(self.repo, ".memory-3layer", "state", "hook-runs.jsonl")))
+        _support.wait_for_rebuild(os.path.join(tree, ".memory-3layer"))
+        git(tree, "add", "-A")
+        git(tree, "commit", "-qm", "feature")
+        proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact",
+                                   "The staging database is Postgres 16.", "--topic", "ops", "--force-surface")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-qm", "main")
+        proc = git(tree, "merge", "-q", "--no-edit", "main")  # the driver, run from the linked worktree
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        with open(os.path.join(tree, ".memory-3layer", "areas", "topics", "ops", "items.json"), encoding="utf-8") as fh:
             self.assertEqual(len(json.load(fh)["items"]), 2)

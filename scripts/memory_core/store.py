@@ -417,8 +417,31 @@ def append_daily(store, now, line, existing=None):
         existing = "# %s\n\n" % day
     elif existing and not existing.endswith("\n"):
         existing += "\n"
-    atomic_write_bytes(path, (existing + line + "\n").encode("utf-8"))
+    atomic_write_bytes(path, in_time_order(existing + line + "\n").encode("utf-8"))
     return path
+
+
+def _stamp_of(line):
+    """"HH:MM" of a trail line "- HH:MMZ ...", else None."""
+    if len(line) > 8 and line[:2] == "- " and line[2:4].isdigit() and line[4] == ":" and line[5:7].isdigit() \
+            and line[7] == "Z":
+        return line[2:7]
+    return None
+
+
+def in_time_order(text):
+    """A daily file with its timed lines ("- HH:MMZ ...") sorted by time (stable) in the slots they
+    held, every other line where it was: a union merge of two branches' trails leaves ours, then
+    theirs, and the next write puts them back in order."""
+    lines = text.split("\n")
+    slots = [i for i, line in enumerate(lines) if _stamp_of(line)]
+    timed = [lines[i] for i in slots]
+    ordered = sorted(timed, key=_stamp_of)
+    if ordered == timed:
+        return text
+    for i, line in zip(slots, ordered):
+        lines[i] = line
+    return "\n".join(lines)
 
 
 def layer3_section_for(category):
