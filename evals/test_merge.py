@@ -87,6 +87,17 @@ class MergeRulesTest(unittest.TestCase):
             self.assertIn(rival, by_id[new]["needs_review"])
             self.assertIn(text, by_id[new]["needs_review"])
 
+    def test_contradicting_facts_added_on_each_side_stay_active_and_are_flagged_naming_each_other(self):
+        ours = doc(item("p1", "We use pnpm for every package.", "2026-02-01T00:00:00Z"))
+        theirs = doc(item("y1", "We use yarn for every package.", "2026-02-02T00:00:00Z"),
+                     item("u1", "The CDN is CloudFront.", "2026-02-02T00:00:00Z"))
+        by_id, _ = self.merged(doc(), ours, theirs)
+        self.assertEqual((by_id["p1"]["status"], by_id["y1"]["status"]), ("active", "active"))
+        self.assertEqual(by_id["p1"]["merge_rivals"], ["y1"])
+        self.assertIn("yarn", by_id["p1"]["needs_review"])
+        self.assertEqual(by_id["y1"]["merge_rivals"], ["p1"])
+        self.assertNotIn("needs_review", by_id["u1"])
+
     def test_the_same_fact_added_on_both_sides_is_one_item(self):
         both = item("same", "Same fact.")
         by_id, out = self.merged(doc(), doc(both), doc(dict(both)))

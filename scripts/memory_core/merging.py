@@ -9,9 +9,10 @@ takes the side that changed it; where both changed it differently:
   needs_review  both reasons
   anything else the value of the side with the later updated_at, and the item is flagged
                 needs_review with the field and both values
-When both sides superseded the same fact with different new facts, every new fact stays active and
-each is flagged needs_review naming the other, and lists it in merge_rivals: review reports the pair
-as a conflict, load marks both [needs review], and applying review's proposal clears the flags.
+When both sides superseded the same fact with different new facts, or each side added a fact the
+judgement reads as contradicting one the other added, every fact stays active and each is flagged
+needs_review naming the other, and lists it in merge_rivals: review reports the pair as a conflict,
+load marks both [needs review], and applying review's proposal clears the flags.
 Unknown fields and top-level keys are kept. The result is the same whichever side is "ours" (no rule
 prefers a side; ties go to the larger canonical JSON), with items in canonical order: created_at,
 then id. So merging A into B and B into A gives byte-identical files.
@@ -76,6 +77,14 @@ def merge_items(base, ours, theirs):
             if by_o and by_t and by_o != by_t and by_o != b.get(item_id, {}).get("superseded_by") \
                     and by_t != b.get(item_id, {}).get("superseded_by"):
                 competing.append((item_id, by_o, by_t))
+    added_o = [i for i in o if i not in b and i not in t]
+    added_t = [i for i in t if i not in b and i not in o]
+    for one, other in conflicting_additions([merged[i] for i in added_o], [merged[i] for i in added_t]):
+        for new, rival in ((one, other), (other, one)):  # facts new on each branch that contradict
+            reason = ("merge: may conflict with %s (%s), recorded on the other branch"
+                      % (rival["id"], _quote(rival)))
+            new["needs_review"] = _reasons(new.get("needs_review"), reason)
+            new["merge_rivals"] = _union(new.get("merge_rivals"), [rival["id"]])
     for old, one, other in competing:  # both branches replaced the same fact: a person decides
         for new, rival in ((one, other), (other, one)):
             if new in merged:
@@ -88,6 +97,32 @@ def merge_items(base, ours, theirs):
         loose.setdefault(canonical(it), it)
     items = list(merged.values()) + [loose[k] for k in sorted(loose)]
     return sorted(items, key=lambda it: (str(it.get("created_at") or ""), str(it.get("id") or ""), canonical(it)))
+
+
+def conflicting_additions(ours, theirs):
+    """[(a, b)] of facts added on each side (active, sharing a tool, family or concept) that the
+    judgement (judgement.py, as record judges a new fact) reads as a conflict; the older of a pair
+    is judged as the old value, so the answer does not depend on the side. [] when the judgement
+    cannot be loaded: the merge itself never fails for it."""
+    ours = [it for it in ours if it.get("status", "active") == "active" and isinstance(it.get("fact"), str)]
+    theirs = [it for it in theirs if it.get("status", "active") == "active" and isinstance(it.get("fact"), str)]
+    if not ours or not theirs:
+        return []
+    try:
+        from . import facts, judgement
+        strong = dict((id(it), set(k for k in judgement.fact_keys(it["fact"]) if k.startswith(judgement.STRONG)))
+                      for it in ours + theirs)
+        found = []
+        for a in ours:
+            for b in theirs:
+                if not strong[id(a)] & strong[id(b)]:
+                    continue
+                older, newer = sorted((a, b), key=lambda it: (str(it.get("created_at") or ""), str(it["id"])))
+                if judgement.judge(facts.parse(older["fact"]), facts.parse(newer["fact"]))[0] == "conflict":
+                    found.append((older, newer))
+        return found
+    except Exception:  # noqa: BLE001 (a merge must not fail because the judgement could not run)
+        return []
 
 
 def merge_item(base, ours, theirs):
