@@ -204,6 +204,50 @@ class RealGitMergeTest(unittest.TestCase):
             results.append(data)
         self.assertEqual(results[0], results[1])
 
+    def record_many(self, facts):
+        from memory_core import recording
+        from memory_core.paths import resolve_store
+        root, store, _how = resolve_store(self.repo, env={})
+        for fact in facts:
+            recording.record_fact(root, store, fact, topic="ops", keep_both=True, force_surface=True)
+
+    def commit_branch(self, name, facts, start="main"):
+        git(self.repo, "checkout", "-q", "-b", name, start)
+        self.record_many(facts)
+        git(self.repo, "add", "-A")
+        self.assertEqual(git(self.repo, "commit", "-qm", name).returncode, 0)
+
+    def test_many_branches_merge_in_any_order_rebase_and_cherry_pick_without_conflicts(self):
+        shared = "Every service logs in JSON lines."  # the same fact, the same id, on every branch
+        services = ("billing", "search", "auth")
+        for n, service in enumerate(services):
+            self.commit_branch(service, ["The %s service listens on port %d." % (service, 7000 + 10 * n + k)
+                                         for k in range(12)] + [shared])
+        results = []
+        for order in (services, tuple(reversed(services))):
+            git(self.repo, "checkout", "-q", "-B", "all-" + order[0], "main")
+            for name in order:
+                proc = git(self.repo, "merge", "-q", "--no-edit", name)
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            results.append(self.items_bytes())
+        self.assertEqual(results[0], results[1])
+        _doc, items = st.parse_items(results[0].decode("utf-8"), "items.json")
+        self.assertEqual(len(items), 1 + 3 * 12 + 1)
+        self.assertEqual(len(set(it["id"] for it in items)), len(items))
+        self.commit_branch("late", ["The cache service listens on port 7100.", "The mail service listens on port 7101."])
+        proc = git(self.repo, "rebase", "-q", "all-" + services[0])
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        _doc, items = st.parse_items(self.items_bytes().decode("utf-8"), "items.json")
+        self.assertEqual(len(items), 38 + 2)
+        self.commit_branch("picked", ["The queue service listens on port 7200."])
+        pick = git(self.repo, "rev-parse", "HEAD").stdout.decode().strip()
+        git(self.repo, "checkout", "-q", "all-" + services[0])
+        proc = git(self.repo, "cherry-pick", pick)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        _doc, items = st.parse_items(self.items_bytes().decode("utf-8"), "items.json")
+        self.assertIn("The queue service listens on port 7200.", [it["fact"] for it in items])
+        self.assertEqual(len(items), 38 + 1)
+
     def test_a_side_that_is_not_json_is_a_conflict_left_as_it_was(self):
         folder = os.path.join(self.root, "sides")
         os.mkdir(folder)
