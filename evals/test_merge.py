@@ -248,6 +248,31 @@ class RealGitMergeTest(unittest.TestCase):
         self.assertIn("The queue service listens on port 7200.", [it["fact"] for it in items])
         self.assertEqual(len(items), 38 + 1)
 
+    def test_a_topic_both_branches_created_merges_with_the_driver_and_resolves_without_it(self):
+        for with_driver in (True, False):
+            if not with_driver:
+                git(self.repo, "config", "--unset", "merge.memory-3layer.driver")
+            suffix = "1" if with_driver else "2"
+            for name, fact in (("a" + suffix, "Search uses OpenSearch 2."), ("b" + suffix, "Search results are cached.")):
+                git(self.repo, "checkout", "-q", "-b", name, "main")
+                proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic",
+                                           "search" + suffix, "--force-surface")
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+                git(self.repo, "add", "-A")
+                git(self.repo, "commit", "-qm", name)
+            proc = git(self.repo, "merge", "-q", "--no-edit", "a" + suffix)  # on b: the file was added on both
+            if not with_driver:
+                self.assertNotEqual(proc.returncode, 0)
+                proc = _support.run_script("merge_memory.py", "--resolve", "--project-dir", self.repo, cwd=self.repo)
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+                self.assertEqual(git(self.repo, "commit", "-qm", "resolved").returncode, 0)
+            else:
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            path = os.path.join(self.repo, ".memory-3layer", "areas", "topics", "search" + suffix, "items.json")
+            with open(path, encoding="utf-8") as fh:
+                self.assertEqual(len(json.load(fh)["items"]), 2)
+            git(self.repo, "checkout", "-q", "main")
+
     def test_a_side_that_is_not_json_is_a_conflict_left_as_it_was(self):
         folder = os.path.join(self.root, "sides")
         os.mkdir(folder)
