@@ -105,7 +105,8 @@ def apply(root, step):
         for key, value in (("name", DRIVER_NAME), ("driver", step[2])):
             proc = _git(top, "config", "--local", "merge.%s.%s" % (DRIVER, key), value)
             if proc is None or proc.returncode != 0:
-                return "could not register the merge driver (git config failed); by hand: %s" % register_command(step[2])
+                return ("could not register the merge driver (git config failed); by hand: %s"
+                        % register_command(step[2]))
         return "registered the merge driver in %s's git config: %s" % (top, step[2])
     _git(top, "config", "--local", "--remove-section", "merge.%s" % DRIVER)
     return "removed the merge driver from %s's git config" % top

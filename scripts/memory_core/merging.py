@@ -271,7 +271,8 @@ def resolve(root, store_rel):
                 continue
             merged = merge_docs(*docs)
             items = merged.pop("items")
-            data = st.dump_items(merged.get("topic") if isinstance(merged.get("topic"), str) else parts[2], merged, items)
+            topic = merged.get("topic") if isinstance(merged.get("topic"), str) else parts[2]
+            data = st.dump_items(topic, merged, items)
         elif len(parts) == 2 and parts[0] == "memory" and parts[1].endswith(".md"):
             data = union_lines(base, ours, theirs)
         else:
