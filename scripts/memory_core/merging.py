@@ -21,6 +21,7 @@ import json
 import os
 
 LISTS = ("tags", "anchors", "supersedes", "merge_rivals")
+MAX_JUDGED_PAIRS = 2000  # pairs of added facts judged in one merge (~1 ms each)
 _MISSING = object()
 
 
@@ -112,14 +113,15 @@ def conflicting_additions(ours, theirs):
         from . import facts, judgement
         strong = dict((id(it), set(k for k in judgement.fact_keys(it["fact"]) if k.startswith(judgement.STRONG)))
                       for it in ours + theirs)
+
+        def order(it):
+            return (str(it.get("created_at") or ""), str(it["id"]))
+        pairs = sorted((tuple(sorted((a, b), key=order)) for a in ours for b in theirs
+                        if strong[id(a)] & strong[id(b)]), key=lambda p: (order(p[0]), order(p[1])))
         found = []
-        for a in ours:
-            for b in theirs:
-                if not strong[id(a)] & strong[id(b)]:
-                    continue
-                older, newer = sorted((a, b), key=lambda it: (str(it.get("created_at") or ""), str(it["id"])))
-                if judgement.judge(facts.parse(older["fact"]), facts.parse(newer["fact"]))[0] == "conflict":
-                    found.append((older, newer))
+        for older, newer in pairs[:MAX_JUDGED_PAIRS]:  # in one order whichever side is ours; review finds the rest
+            if judgement.judge(facts.parse(older["fact"]), facts.parse(newer["fact"]))[0] == "conflict":
+                found.append((older, newer))
         return found
     except Exception:  # noqa: BLE001 (a merge must not fail because the judgement could not run)
         return []
