@@ -71,6 +71,20 @@ class SkillPackageTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0, path + proc.stderr)
             self.assertIn("--project-dir", proc.stdout, path)
 
+    def test_a_reader_that_stops_reading_is_not_an_error(self):
+        """`install_hooks.py --dry-run | head`: the pipe closes before the output is flushed."""
+        import tempfile
+        project = tempfile.mkdtemp(prefix="m3l-pipe-")
+        self.addCleanup(__import__("shutil").rmtree, project, True)
+        proc = subprocess.Popen([_support.PYTHON, str(REPO / "hooks" / "install_hooks.py"), "--project-dir", project,
+                                 "--platform", "both", "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=_support.clean_env())
+        proc.stdout.close()  # the reader is gone before a byte is written
+        err = proc.stderr.read()
+        proc.stderr.close()
+        self.assertEqual(proc.wait(timeout=60), 0, err)
+        self.assertEqual(err, b"")
+
     def test_help_follows_the_terminal_width_and_parsers_do_not_import_shutil(self):
         def help_lines(columns):
             env = dict(_support.clean_env(), COLUMNS=str(columns))

@@ -130,7 +130,16 @@ def run(main, as_json_flag="--json"):
     """Call main() -> exit code; turn StoreError into the error report, never a traceback."""
     as_json = as_json_flag in sys.argv[1:]
     try:
-        return main()
+        code = main()
+        sys.stdout.flush()  # here, not at exit: a reader that went away (`| head`) is a BrokenPipeError below
+        return code
+    except BrokenPipeError:  # before OSError, its parent: the reader stopped reading, nothing failed
+        try:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, sys.stdout.fileno())  # so the interpreter's own flush at exit is quiet too
+        except (OSError, ValueError):
+            pass
+        return 0
     except StoreError as exc:
         details = dict(getattr(exc, "details", {}) or {})
         if as_json:
@@ -155,5 +164,3 @@ def run(main, as_json_flag="--json"):
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 2
-    except BrokenPipeError:
-        return 0
