@@ -34,6 +34,23 @@ class ReviewTest(_support.TempProject):
             "inferred": False, "created_at": stamp, "updated_at": stamp, "superseded_by": None,
             "supersedes": [], "tags": []}]))
 
+    def test_a_proposal_found_with_stale_days_applies_with_the_same_option(self):
+        from memory_core import store as st
+        from memory_core.similarity import fact_id
+        path = self.store / "areas" / "topics" / "old" / "items.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text, stamp = "The nightly export runs at 02:00 UTC", "2026-01-01T00:00:00Z"
+        path.write_bytes(st.dump_items("old", {}, [{
+            "id": fact_id("old", text), "fact": text, "status": "active", "category": "fact", "source": "user",
+            "inferred": False, "created_at": stamp, "updated_at": stamp, "superseded_by": None,
+            "supersedes": [], "tags": []}]))
+        code, out = review_json(self.project, "--stale-days", "5")
+        stale = [f for f in out["findings"] if f["kind"] == "stale-age"]
+        self.assertEqual(len(stale), 1, out["findings"])
+        code, done = review_json(self.project, "--stale-days", "5", "--apply", stale[0]["proposal"], "--confirm")
+        self.assertEqual(code, 0, done)
+        self.assertIn("needs_review", json.dumps(done["written"]))
+
     def test_reports_duplicates_and_conflicts_across_topics_and_writes_nothing(self):
         before = snapshot(self.store)
         code, out = review_json(self.project)

@@ -55,7 +55,7 @@ def main():
     patterns = extra_secret_patterns(config)
     if args.apply and args.confirm:
         applied = review.apply_proposals(root, store, args.apply, extra_patterns=patterns,
-                                         vocab=fact_model_extra(config))
+                                         vocab=fact_model_extra(config), topics=topics, stale_days=args.stale_days)
         result = {"ok": True, "action": "review-apply", "written": applied, "next": "run review again"}
         if any("masked in place" in line for line in applied):
             result["git_history"] = review.GIT_HISTORY_NOTE

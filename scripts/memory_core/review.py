@@ -329,12 +329,14 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     return report
 
 
-def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=(), vocab=None):
-    """Apply the named proposals of a fresh review in one locked step; returns what changed."""
+def apply_proposals(root, store, proposal_ids, source="review", extra_patterns=(), vocab=None, topics=None,
+                    stale_days=DEFAULT_STALE_DAYS):
+    """Apply the named proposals of a fresh review (with the options the preview had: topics,
+    stale_days) in one locked step; returns what changed."""
     from .provenance import content_hash, log_change
     with st.StoreLock(store):
         st.preflight(store)
-        report = run_review(root, store, extra_patterns=extra_patterns, vocab=vocab)
+        report = run_review(root, store, topics, stale_days, extra_patterns=extra_patterns, vocab=vocab)
         by_id = dict((f["proposal"], f) for f in report["findings"])
         missing = [p for p in proposal_ids if p not in by_id]
         if missing:
