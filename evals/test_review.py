@@ -39,7 +39,9 @@ class ReviewTest(_support.TempProject):
         from memory_core.similarity import fact_id
         path = self.store / "areas" / "topics" / "old" / "items.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        text, stamp = "The nightly export runs at 02:00 UTC", "2026-01-01T00:00:00Z"
+        import time
+        text = "The nightly export runs at 02:00 UTC"
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 20 * 86400))  # stale at 5 days, not 180
         path.write_bytes(st.dump_items("old", {}, [{
             "id": fact_id("old", text), "fact": text, "status": "active", "category": "fact", "source": "user",
             "inferred": False, "created_at": stamp, "updated_at": stamp, "superseded_by": None,
