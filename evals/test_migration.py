@@ -366,6 +366,22 @@ class TestUnits(unittest.TestCase):
         self.assertIsNone(n("yesterday"))
         self.assertIsNone(n(True))
 
+    def test_parse_time_reads_one_set_of_forms_on_every_python(self):
+        """datetime.fromisoformat accepts more on 3.11 than on 3.8 ("Z", a 1-digit fraction, "+0200",
+        week dates, basic forms): parse_time fixes the set, so migration reads a date the same way on
+        every version; this table holds on both."""
+        from memory_core import store as st
+        accepted = {"2025-01-01": "2025-01-01T00:00:00Z", "2025-01-01T12:30": "2025-01-01T12:30:00Z",
+                    "2025-01-01T12:30:05Z": "2025-01-01T12:30:05Z", "2025-01-01 12:30:05.5+02:00": "2025-01-01T10:30:05Z",
+                    "2025-01-01T12:30:05.123456-0130": "2025-01-01T14:00:05Z", " 2025-01-01T00:00:00+00:00 ":
+                    "2025-01-01T00:00:00Z"}
+        for text, want in accepted.items():
+            self.assertEqual(st.iso(st.parse_time(text)), want, text)
+        for text in ("20250101T000000", "2025-W01-1", "2025-01-01T12", "2025-01-01T12:30:05.1234567",
+                     "2025-01-01T12:30:05 +02:00", "2025-13-01", "yesterday", "2025-01-01T12:30:05Zjunk"):
+            with self.assertRaises(ValueError, msg=text):
+                st.parse_time(text)
+
     def test_noise(self):
         r = migration.noise_reason
         self.assertEqual(r(""), "empty")

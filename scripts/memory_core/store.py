@@ -63,13 +63,23 @@ def utc_now():
 
 
 def parse_time(text):
+    """A UTC datetime from "YYYY-MM-DD[(T| )HH:MM[:SS[.f{1,6}]]][Z|±HH:MM|±HHMM]" (no offset: UTC);
+    ValueError for anything else. Its own parser, not datetime.fromisoformat, which accepts more on
+    Python 3.11 than on 3.8: migration must read a legacy date the same way on every version."""
     import datetime
-    text = text.strip()
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    value = datetime.datetime.fromisoformat(text)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=datetime.timezone.utc)
+    import re
+    m = re.match(r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?"
+                 r"(Z|[+-]\d{2}:?\d{2})?\Z", text.strip())
+    if not m:
+        raise ValueError("not a date and time: %r" % text[:40])
+    year, month, day, hour, minute, second = (int(g or 0) for g in m.groups()[:6])
+    micro = int((m.group(7) or "0").ljust(6, "0"))
+    zone = datetime.timezone.utc
+    if m.group(8) and m.group(8) != "Z":
+        sign = -1 if m.group(8)[0] == "-" else 1
+        digits = m.group(8)[1:].replace(":", "")
+        zone = datetime.timezone(sign * datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+    value = datetime.datetime(year, month, day, hour, minute, second, micro, tzinfo=zone)
     return value.astimezone(datetime.timezone.utc)
 
 
