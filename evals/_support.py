@@ -90,6 +90,18 @@ class TempProject(unittest.TestCase):
         return run_json("load_memory.py", "--project-dir", self.project, *args, **kw)
 
 
+def detector_loaded_for(statements):
+    """(whether the secret detector, memory_core.redaction, was imported, and the value of `text`) after
+    running the statements, which set `text`, in a fresh interpreter with scripts/ on its path."""
+    code = "import sys; sys.path.insert(0, %r)\n%s\nprint('memory_core.redaction' in sys.modules)\nprint(text)\n" \
+        % (str(SCRIPTS), statements)
+    out = subprocess.run([PYTHON, "-c", code], capture_output=True, universal_newlines=True, env=clean_env())
+    if out.returncode != 0:
+        raise AssertionError(out.stderr)
+    loaded, text = out.stdout.split("\n", 1)
+    return loaded == "True", text
+
+
 def wait_for_rebuild(store, timeout=60):
     """Wait until the detached rebuild a SessionStart may start (hooks._warm_later) is done: the
     store's recall index matches every topic. Tests that compare snapshots after a SessionStart call

@@ -255,18 +255,9 @@ class CleanMarksTest(_support.TempProject):
         recording.record_fact(self.root, self.store_dir, "Release notes live in CHANGES.md", topic="docs")
 
     def load_in_fresh_process(self):
-        code = ("import sys; sys.path.insert(0, %r)\n"
-                "from memory_core import loading\n"
-                "text, report = loading.load_context(%r, %r, dict(max_chars=9000, max_items=60, daily_days=3,"
-                " topics=None))\n"
-                "print('memory_core.redaction' in sys.modules)\nprint(text)\n"
-                % (str(_support.SCRIPTS), self.root, self.store_dir))
-        import subprocess
-        out = subprocess.run([_support.PYTHON, "-c", code], capture_output=True, universal_newlines=True,
-                             env=_support.clean_env())
-        self.assertEqual(out.returncode, 0, out.stderr)
-        scanned, text = out.stdout.split("\n", 1)
-        return scanned == "True", text
+        return _support.detector_loaded_for(
+            "from memory_core import loading\ntext, report = loading.load_context(%r, %r, dict(max_chars=9000, "
+            "max_items=60, daily_days=3, topics=None))" % (self.root, self.store_dir))
 
     def test_maintained_store_loads_without_scanning(self):
         scanned, text = self.load_in_fresh_process()

@@ -156,6 +156,37 @@ def git(cwd, *args):
     return proc
 
 
+def record(test, repo, fact, *args, topic="ops"):
+    """record_memory.py into the repository's store, which must succeed."""
+    proc = _support.run_script("record_memory.py", "--project-dir", repo, "--fact", fact, "--topic", topic,
+                               "--force-surface", *args)
+    test.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+
+def branches(test, repo, facts, *args, topic="ops", start="main", in_process=False):
+    """For each (branch, fact or [facts]): a branch from start where the facts are recorded and committed;
+    in_process: by the recorder itself (keeping both of a conflict), quicker than a script per fact."""
+    for name, found in facts:
+        git(repo, "checkout", "-q", "-b", name, start)
+        for fact in [found] if isinstance(found, str) else found:
+            if in_process:
+                from memory_core import recording
+                from memory_core.paths import resolve_store
+                root, store, _how = resolve_store(repo, env={})
+                recording.record_fact(root, store, fact, topic=topic, keep_both=True, force_surface=True)
+            else:
+                record(test, repo, fact, *args, topic=topic)
+        git(repo, "add", "-A")
+        test.assertEqual(git(repo, "commit", "-qm", name).returncode, 0)
+
+
+def merge(test, repo, into, other):
+    """Check out into and merge other into it, which must succeed."""
+    git(repo, "checkout", "-q", into)
+    proc = git(repo, "merge", "-q", "--no-edit", other)
+    test.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
+
 @unittest.skipIf(shutil.which("git") is None, "needs git")
 class RealGitMergeTest(unittest.TestCase):
     def setUp(self):
@@ -170,29 +201,18 @@ class RealGitMergeTest(unittest.TestCase):
             fh.write(".memory-3layer/areas/topics/*/items.json merge=memory-3layer\n.memory-3layer/memory/*.md merge=union\n")
         with open(os.path.join(self.repo, ".gitignore"), "w") as fh:
             fh.write(".memory-3layer/state/\n")
-        self.record("The deploy script is tools/deploy.sh.")
+        record(self, self.repo, "The deploy script is tools/deploy.sh.")
         git(self.repo, "add", "-A")
         self.assertEqual(git(self.repo, "commit", "-qm", "base").returncode, 0)
-
-    def record(self, fact, topic="ops"):
-        proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic", topic,
-                                   "--force-surface", "--keep-both")
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-
-    def branch(self, name, facts):
-        git(self.repo, "checkout", "-q", "-b", name, "main")
-        for fact in facts:
-            self.record(fact)
-        git(self.repo, "add", "-A")
-        self.assertEqual(git(self.repo, "commit", "-qm", name).returncode, 0)
 
     def items_bytes(self):
         with open(os.path.join(self.repo, ".memory-3layer", "areas", "topics", "ops", "items.json"), "rb") as fh:
             return fh.read()
 
     def test_two_branches_merge_in_either_order_with_every_fact_and_the_same_bytes(self):
-        self.branch("left", ["The staging database is Postgres 16.", "Releases are tagged vX.Y.Z."])
-        self.branch("right", ["Feature flags live in flags.yaml.", "The CDN is CloudFront."])
+        branches(self, self.repo, [("left", ["The staging database is Postgres 16.", "Releases are tagged vX.Y.Z."]),
+                                   ("right", ["Feature flags live in flags.yaml.", "The CDN is CloudFront."])],
+                 "--keep-both")
         results = []
         for first, second in (("left", "right"), ("right", "left")):
             git(self.repo, "checkout", "-q", "-B", "m-" + first, first)
@@ -204,25 +224,12 @@ class RealGitMergeTest(unittest.TestCase):
             results.append(data)
         self.assertEqual(results[0], results[1])
 
-    def record_many(self, facts):
-        from memory_core import recording
-        from memory_core.paths import resolve_store
-        root, store, _how = resolve_store(self.repo, env={})
-        for fact in facts:
-            recording.record_fact(root, store, fact, topic="ops", keep_both=True, force_surface=True)
-
-    def commit_branch(self, name, facts, start="main"):
-        git(self.repo, "checkout", "-q", "-b", name, start)
-        self.record_many(facts)
-        git(self.repo, "add", "-A")
-        self.assertEqual(git(self.repo, "commit", "-qm", name).returncode, 0)
-
     def test_many_branches_merge_in_any_order_rebase_and_cherry_pick_without_conflicts(self):
         shared = "Every service logs in JSON lines."  # the same fact, the same id, on every branch
         services = ("billing", "search", "auth")
-        for n, service in enumerate(services):
-            self.commit_branch(service, ["The %s service listens on port %d." % (service, 7000 + 10 * n + k)
-                                         for k in range(12)] + [shared])
+        branches(self, self.repo, [(service, ["The %s service listens on port %d." % (service, 7000 + 10 * n + k)
+                                              for k in range(12)] + [shared]) for n, service in enumerate(services)],
+                 in_process=True)
         results = []
         for order in (services, tuple(reversed(services))):
             git(self.repo, "checkout", "-q", "-B", "all-" + order[0], "main")
@@ -234,12 +241,13 @@ class RealGitMergeTest(unittest.TestCase):
         _doc, items = st.parse_items(results[0].decode("utf-8"), "items.json")
         self.assertEqual(len(items), 1 + 3 * 12 + 1)
         self.assertEqual(len(set(it["id"] for it in items)), len(items))
-        self.commit_branch("late", ["The cache service listens on port 7100.", "The mail service listens on port 7101."])
+        branches(self, self.repo, [("late", ["The cache service listens on port 7100.",
+                                             "The mail service listens on port 7101."])], in_process=True)
         proc = git(self.repo, "rebase", "-q", "all-" + services[0])
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         _doc, items = st.parse_items(self.items_bytes().decode("utf-8"), "items.json")
         self.assertEqual(len(items), 38 + 2)
-        self.commit_branch("picked", ["The queue service listens on port 7200."])
+        branches(self, self.repo, [("picked", "The queue service listens on port 7200.")], in_process=True)
         pick = git(self.repo, "rev-parse", "HEAD").stdout.decode().strip()
         git(self.repo, "checkout", "-q", "all-" + services[0])
         proc = git(self.repo, "cherry-pick", pick)
@@ -253,13 +261,8 @@ class RealGitMergeTest(unittest.TestCase):
             if not with_driver:
                 git(self.repo, "config", "--unset", "merge.memory-3layer.driver")
             suffix = "1" if with_driver else "2"
-            for name, fact in (("a" + suffix, "Search uses OpenSearch 2."), ("b" + suffix, "Search results are cached.")):
-                git(self.repo, "checkout", "-q", "-b", name, "main")
-                proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic",
-                                           "search" + suffix, "--force-surface")
-                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-                git(self.repo, "add", "-A")
-                git(self.repo, "commit", "-qm", name)
+            branches(self, self.repo, [("a" + suffix, "Search uses OpenSearch 2."),
+                                       ("b" + suffix, "Search results are cached.")], topic="search" + suffix)
             proc = git(self.repo, "merge", "-q", "--no-edit", "a" + suffix)  # on b: the file was added on both
             if not with_driver:
                 self.assertNotEqual(proc.returncode, 0)
@@ -289,8 +292,8 @@ class RealGitMergeTest(unittest.TestCase):
 
     def test_a_clone_without_the_driver_is_repaired_with_resolve(self):
         git(self.repo, "config", "--unset", "merge.memory-3layer.driver")  # as in a fresh clone
-        self.branch("left", ["The staging database is Postgres 16."])
-        self.branch("right", ["Feature flags live in flags.yaml."])
+        branches(self, self.repo, [("left", "The staging database is Postgres 16."),
+                                   ("right", "Feature flags live in flags.yaml.")], "--keep-both")
         git(self.repo, "checkout", "-q", "main")
         git(self.repo, "merge", "-q", "--no-edit", "left")
         proc = git(self.repo, "merge", "-q", "--no-edit", "right")
@@ -314,17 +317,9 @@ class RealGitMergeTest(unittest.TestCase):
 
     def test_competing_supersedes_are_reported_by_review_marked_by_load_and_settled_by_its_proposal(self):
         old_id = json.loads(self.items_bytes())["items"][0]["id"]
-        for name, fact in (("left", "The deploy script is tools/release.sh."),
-                           ("right", "The deploy script is scripts/ship.sh.")):
-            git(self.repo, "checkout", "-q", "-b", name, "main")
-            proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic",
-                                       "ops", "--supersedes", old_id, "--force-surface")
-            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-            git(self.repo, "add", "-A")
-            git(self.repo, "commit", "-qm", name)
-        git(self.repo, "checkout", "-q", "left")
-        proc = git(self.repo, "merge", "-q", "--no-edit", "right")
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        branches(self, self.repo, [("left", "The deploy script is tools/release.sh."),
+                                   ("right", "The deploy script is scripts/ship.sh.")], "--supersedes", old_id)
+        merge(self, self.repo, "left", "right")
         code, load = _support.run_json("load_memory.py", "--project-dir", self.repo)
         self.assertEqual(load["context"].count("[needs review]"), 2)
         code, review = _support.run_json("review_memory.py", "--project-dir", self.repo)
@@ -404,16 +399,9 @@ class InstallerWiringTest(unittest.TestCase):
         self.install()
         git(self.repo, "add", "-A")
         git(self.repo, "commit", "-qm", "memory")
-        for name, fact in (("left", "The staging database is Postgres 16."), ("right", "Feature flags live in flags.yaml.")):
-            git(self.repo, "checkout", "-q", "-b", name, "main")
-            proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact", fact, "--topic", "ops",
-                                       "--force-surface")
-            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-            git(self.repo, "add", "-A")
-            git(self.repo, "commit", "-qm", name)
-        git(self.repo, "checkout", "-q", "left")
-        proc = git(self.repo, "merge", "-q", "--no-edit", "right")
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        branches(self, self.repo, [("left", "The staging database is Postgres 16."),
+                                   ("right", "Feature flags live in flags.yaml.")])
+        merge(self, self.repo, "left", "right")
         with open(os.path.join(self.repo, ".memory-3layer", "areas", "topics", "ops", "items.json"), encoding="utf-8") as fh:
             self.assertEqual(len(json.load(fh)["items"]), 2)
 
@@ -423,9 +411,7 @@ class InstallerWiringTest(unittest.TestCase):
         git(self.repo, "commit", "-qm", "memory")
         tree = os.path.join(self.root, "tree")
         self.assertEqual(git(self.repo, "worktree", "add", "-q", "-b", "feature", tree).returncode, 0)
-        proc = _support.run_script("record_memory.py", "--project-dir", tree, "--fact",
-                                   "Feature flags live in flags.yaml.", "--topic", "ops", "--force-surface")
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        record(self, tree, "Feature flags live in flags.yaml.")
         code, load = _support.run_json("load_memory.py", "--project-dir", tree)
         self.assertIn("flags.yaml", load["context"])
         payload = json.dumps({"session_id": "wt", "cwd": tree, "source": "startup"}).encode()
@@ -437,9 +423,7 @@ class InstallerWiringTest(unittest.TestCase):
         _support.wait_for_rebuild(os.path.join(tree, ".memory-3layer"))
         git(tree, "add", "-A")
         git(tree, "commit", "-qm", "feature")
-        proc = _support.run_script("record_memory.py", "--project-dir", self.repo, "--fact",
-                                   "The staging database is Postgres 16.", "--topic", "ops", "--force-surface")
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        record(self, self.repo, "The staging database is Postgres 16.")
         git(self.repo, "add", "-A")
         git(self.repo, "commit", "-qm", "main")
         proc = git(tree, "merge", "-q", "--no-edit", "main")  # the driver, run from the linked worktree

@@ -122,17 +122,8 @@ class QueryTest(_support.TempProject):
 
     def query_in_fresh_process(self, text):
         """(whether the secret detector was imported, the text answer) of one query in a new process."""
-        code = ("import sys; sys.path.insert(0, %r)\n"
-                "from memory_core import recall\n"
-                "found, text = recall.answer(%r, %r, 5)\n"
-                "print('memory_core.redaction' in sys.modules)\nprint(text)\n"
-                % (str(_support.SCRIPTS), str(self.store), text))
-        import subprocess
-        out = subprocess.run([_support.PYTHON, "-c", code], capture_output=True, universal_newlines=True,
-                             env=_support.clean_env())
-        self.assertEqual(out.returncode, 0, out.stderr)
-        loaded, answer = out.stdout.split("\n", 1)
-        return loaded == "True", answer
+        return _support.detector_loaded_for("from memory_core import recall\nfound, text = recall.answer(%r, %r, 5)"
+                                            % (str(self.store), text))
 
     def test_facts_a_writer_scanned_clean_are_shown_without_loading_the_detector(self):
         loaded, answer = self.query_in_fresh_process("how long do we keep audit logs")

@@ -11,7 +11,6 @@ is not valid JSON (then %A is left as it was and git reports a conflict); 2 on a
                                                 store's conflicted files from git's stages, git add them
 """
 import argparse
-import json
 import os
 import sys
 
@@ -54,21 +53,10 @@ def resolve(project_dir):
     return 0
 
 
-def read_doc(path, what, name):
-    """The parsed document of one side; {} for an empty base. ValueError names the side and the fix."""
+def read_side(path, side, name):
+    from memory_core.merging import parse_side
     with open(path, "rb") as fh:
-        data = fh.read()
-    if what == "base" and not data.strip():
-        return {}
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError("%s: %s side is not valid JSON (%s)" % (name, what, exc))
-    if isinstance(doc, list):
-        doc = {"items": doc}
-    if not isinstance(doc, dict) or not isinstance(doc.get("items", []), list):
-        raise ValueError("%s: %s side is not an items.json (an object with an \"items\" list)" % (name, what))
-    return doc
+        return parse_side(fh.read(), side, name)
 
 
 def main(argv=None):
@@ -82,12 +70,12 @@ def main(argv=None):
     from memory_core import store as st
     name = args.path or args.ours
     try:
-        base = read_doc(args.base, "base", name)
+        base = read_side(args.base, "base", name)
     except ValueError as exc:
         sys.stderr.write("merge_memory: %s; merged as if both sides added the file\n" % exc)
         base = {}
     try:
-        ours, theirs = read_doc(args.ours, "our", name), read_doc(args.theirs, "their", name)
+        ours, theirs = read_side(args.ours, "our", name), read_side(args.theirs, "their", name)
     except (ValueError, OSError) as exc:
         sys.stderr.write("merge_memory: %s. Nothing was merged: fix that side's file (or take the other with "
                          "`git checkout --ours/--theirs -- %s`), then `git add` it.\n" % (exc, name))

@@ -476,46 +476,38 @@ def warm_caches(ctx):
             refresh(ctx.store)
 
 
-def drop_caches_after_rebuild(ctx):
-    """drop_caches, once the detached rebuild a cold SessionStart starts has finished (its recall
-    index is current) or 30 s have passed: a rebuild still running would load the machine while the
-    next run is timed."""
+def wait_for_rebuild(ctx, timeout=30):
+    """After a timed SessionStart (ctx.hook_runs), wait until the detached rebuild it started is done
+    (the recall index matches every topic) or timeout seconds pass: a rebuild still running would
+    load the machine while the next run is timed. A core without a recall index waits for nothing."""
     try:
         from memory_core import recall_index
+        from memory_core.cache_files import signature
         from memory_core.paths import topic_items_path
     except ImportError:
-        recall_index = None
-    deadline = time.time() + 30
-    while recall_index is not None and time.time() < deadline and getattr(ctx, "hook_runs", 0):
-        sigs = dict((t, mindex_signature(topic_items_path(ctx.store, t))) for t in mstore.list_topics(ctx.store))
+        return
+    deadline = time.time() + timeout
+    while getattr(ctx, "hook_runs", 0) and time.time() < deadline:
+        sigs = dict((t, signature(topic_items_path(ctx.store, t))) for t in mstore.list_topics(ctx.store))
         if recall_index.is_current(ctx.store, sigs):
-            break
+            return
         time.sleep(0.05)
+
+
+def drop_caches_after_rebuild(ctx):
+    """drop_caches, once the previous run's detached rebuild is done (a fresh clone each run)."""
+    wait_for_rebuild(ctx)
     drop_caches(ctx)
 
 
 def touch_one_topic(ctx):
     """A pull that changed one topic: its items.json gets a new signature (the same bytes, a new
     mtime), so its indexes are stale and the others current. Waits for the previous run's rebuild."""
-    drop = getattr(ctx, "hook_runs", 0)
-    if drop:
-        deadline = time.time() + 30
-        from memory_core import recall_index
-        from memory_core.paths import topic_items_path
-        while time.time() < deadline:
-            sigs = dict((t, mindex_signature(topic_items_path(ctx.store, t))) for t in mstore.list_topics(ctx.store))
-            if recall_index.is_current(ctx.store, sigs):
-                break
-            time.sleep(0.05)
     from memory_core.paths import topic_items_path
+    wait_for_rebuild(ctx)
     path = topic_items_path(ctx.store, sorted(mstore.list_topics(ctx.store))[0])
     stamp = time.time() + getattr(ctx, "hook_runs", 0)
     os.utime(path, (stamp, stamp))
-
-
-def mindex_signature(path):
-    from memory_core.cache_files import signature
-    return signature(path)
 
 
 def drop_caches(ctx):

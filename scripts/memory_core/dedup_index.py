@@ -197,6 +197,11 @@ class JudgementKeys(object):
         self.active, self.postings, self.snapshot_rows, self.tail = active, postings, snapshot_rows, tail
         self.current = current  # read from an index its meta vouches for (not computed in memory)
 
+    def clean_flags(self, store, topic, fingerprint):
+        """The topic's clean flags under this detector fingerprint; None for keys computed in memory
+        (their file changed since its index: nothing vouches for them)."""
+        return read_clean_flags(store, topic, len(self.active), fingerprint) if self.current else None
+
     def rows(self, key):
         """Rows of the key: the postings snapshot's, by binary search, then the tail's."""
         from .sortedlines import find

@@ -42,16 +42,17 @@ def _python():
     return '"%s"' % sys.executable.replace("\\", "/")
 
 
-def _git(top, *args):
+def run_git(top, *args):
+    """git's CompletedProcess in the repository at top, or None when git cannot be run."""
     try:
-        return subprocess.run(["git", "-C", top] + list(args), capture_output=True, timeout=60)
+        return subprocess.run(["git", "-C", top] + list(args), capture_output=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def registered(top):
     """The driver's command in the repository's config, "" when absent, None when git cannot tell."""
-    proc = _git(top, "config", "--get", "merge.%s.driver" % DRIVER)
+    proc = run_git(top, "config", "--get", "merge.%s.driver" % DRIVER)
     if proc is None or proc.returncode not in (0, 1):  # no git, or not a repository git can read
         return None
     return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
@@ -103,12 +104,12 @@ def apply(root, step):
     top = step[1]
     if kind == "git-config":
         for key, value in (("name", DRIVER_NAME), ("driver", step[2])):
-            proc = _git(top, "config", "--local", "merge.%s.%s" % (DRIVER, key), value)
+            proc = run_git(top, "config", "--local", "merge.%s.%s" % (DRIVER, key), value)
             if proc is None or proc.returncode != 0:
                 return ("could not register the merge driver (git config failed); by hand: %s"
                         % register_command(step[2]))
         return "registered the merge driver in %s's git config: %s" % (top, step[2])
-    _git(top, "config", "--local", "--remove-section", "merge.%s" % DRIVER)
+    run_git(top, "config", "--local", "--remove-section", "merge.%s" % DRIVER)
     return "removed the merge driver from %s's git config" % top
 
 

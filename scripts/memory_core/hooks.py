@@ -248,7 +248,8 @@ def session_start(root, store, host, payload, env):
                                 touched=touched, parsed=parsed)
     # Files changed since they were indexed or scanned (a clone, a pull, a hand edit): a detached
     # process rebuilds what is stale; only where it cannot start is what this load computed saved here.
-    spawned = (report.get("stale") or parsed.get("topics") or _recall_index_stale(store)) and _warm_later(store)
+    spawned = ((report.get("stale") or parsed.get("topics") or _recall_index_stale(store, parsed.get("sigs")))
+               and _warm_later(store))
     if report.get("stale") and not spawned:
         _warm_indexes(store, patterns, parsed)
     _note_given_at_start(store, _text(payload, "session_id"), report)
@@ -301,16 +302,10 @@ def _warm_later(store):
         return False  # then the caller saves what it can, and writers rebuild the rest
 
 
-def _recall_index_stale(store):
-    """Whether the store's recall index (recall_index.py) misses a topic as it is now."""
+def _recall_index_stale(store, sigs):
+    """Whether the store's recall index (recall_index.py) misses a topic as it is now; sigs: every
+    topic's signature, as the load found them."""
     from . import recall_index
-    from .cache_files import signature
-    from .paths import topic_items_path
-    from .store import list_topics
-    try:
-        sigs = dict((topic, signature(topic_items_path(store, topic))) for topic in list_topics(store))
-    except StoreError:
-        return False
     return bool(sigs) and not recall_index.is_current(store, sigs)
 
 
@@ -406,7 +401,8 @@ def pre_compact(root, store, host, payload):
 
 PROMPT_CAP = 2000       # characters a prompt's recall may add
 PROMPT_FACTS = 5        # facts at most
-PROMPT_GIVEN_DIR = os.path.join("state", "cache", "prompt-given")  # per session, by a hash of its id
+# per session, by a hash of its id; under cache_files.CACHE_DIR, spelled out: PostToolUse imports no cache_files
+PROMPT_GIVEN_DIR = os.path.join("state", "cache", "prompt-given")
 
 
 def user_prompt_submit(store, payload):

@@ -426,9 +426,9 @@ def refresh_all(store, extra_patterns=(), daily_days=7):
     try:
         fingerprint, reflagged = scan_fingerprint(()), False
         for topic in list_topics(store):  # clean flags of another detector (an upgrade): scanned again
-            count = current_meta(store, topic, signature(topic_items_path(store, topic)))
-            if count and count[1] and read_clean_flags(store, topic, count[0], fingerprint) is None:
-                reflagged = reflag_topic(store, topic, count[0]) or reflagged
+            meta = current_meta(store, topic, signature(topic_items_path(store, topic)))  # (rows, plain)
+            if meta and meta[1] and read_clean_flags(store, topic, meta[0], fingerprint) is None:
+                reflagged = reflag_topic(store, topic, meta[0]) or reflagged
         from . import recall_index
         sigs = dict((topic, signature(topic_items_path(store, topic))) for topic in list_topics(store))
         if done or reflagged or not recall_index.is_current(store, sigs):

@@ -44,6 +44,12 @@ def source_digest(paths=(SOURCE, RECALL_SOURCE)):
     return "+".join(out)
 
 
+def word_char(ch):
+    """A character of a word, as a query's synonyms are matched (recall._holds): "_" and "-" join
+    words, so "call" is not in "on-call"."""
+    return ch.isalnum() or ch in "_-"
+
+
 def recall_tables(raw):
     """What a query reads of recall_vocab.json, prepared: the question words' keys, the Chinese ones
     longest first, the synonym groups, and the groups' words by how a query is checked for them:
@@ -56,7 +62,7 @@ def recall_tables(raw):
         for word in group:
             if not word.isascii():
                 other.append([word, number])
-            elif word and all(ch.isalnum() or ch in "_-" for ch in word):
+            elif word and all(word_char(ch) for ch in word):
                 plain.setdefault(word, []).append(number)
             else:
                 first = _first_run(word)
@@ -70,7 +76,7 @@ def _first_run(word):
     """The first run of word characters (letters, digits, "_" and "-") of a phrase, or ""."""
     start = None
     for i, ch in enumerate(word):
-        if ch.isalnum() or ch in "_-":
+        if word_char(ch):
             if start is None:
                 start = i
         elif start is not None:

@@ -61,6 +61,7 @@ class _Scan(object):
         self.scanned = False  # some text had no clean mark: the hook then refreshes the marks
         self.parsed = {}  # {topic: (signature, active count, pooled rows)} of the topic files parsed
         self.found_clean = {}  # {store-relative path: signature} of the files this load scanned clean
+        self.sigs = {}  # {topic: signature} of every topic's items.json, as this load found them
 
 
 def skip(skipped, store, rel, exc):
@@ -165,21 +166,20 @@ def _layer1_entries(store, topics, max_items, notes, scan, root=None, confirmed=
     except st.CorruptFile as exc:  # areas/ or areas/topics/ is a link
         skip(scan.skipped, store, TOPICS_DIR, exc)
         available = []
+    scan.sigs = dict((t, index.signature(topic_items_path(store, t))) for t in available)  # every topic's
     if topics:
         unknown = [t for t in topics if t not in available]
         if unknown:
             notes.append("no such topic: " + ", ".join(unknown))
         available = [t for t in available if t in topics]
     rows, active_total = [], 0  # the pool: [stamp, id, fact, flags, anchors, topic]
-    paths = [(topic, topic_items_path(store, topic)) for topic in available]
-    merged = None if topics else index.read_newest(store, dict((t, index.signature(p)) for t, p in paths),
-                                                   max_items)
+    merged = None if topics else index.read_newest(store, scan.sigs, max_items)
     if merged is not None:  # no topic file changed since its last writer indexed it
         active_total, rows = merged
     for topic in available if merged is None else ():
         path = topic_items_path(store, topic)
         rel = os.path.relpath(path, store)
-        sig = index.signature(path)
+        sig = scan.sigs[topic]
         entry = index.read_topic_entry(store, topic, sig, max_items)
         if entry is not None:  # the file is unchanged since its last writer indexed it
             active_total += entry["active"]
@@ -394,7 +394,7 @@ def load_context(root, store, settings, preamble=None, extra_patterns=(), struct
                                                                   touched)
     layers.append(l1)
     if parsed is not None:
-        parsed.update(topics=scan.parsed, clean=scan.found_clean)
+        parsed.update(topics=scan.parsed, clean=scan.found_clean, sigs=scan.sigs)
     # "stale": some index or clean mark did not match, so this load parsed or scanned more than a
     # maintained store needs (the SessionStart hook then refreshes them).
     report["stale"] = scan.scanned or not indexed

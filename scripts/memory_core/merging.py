@@ -214,8 +214,11 @@ def _short(value, limit=80):
 # --- after the fact: a merge made without the driver (merge_memory.py --resolve) -----------------
 
 def _git(root, *args):
-    import subprocess
-    return subprocess.run(["git"] + list(args), cwd=root, capture_output=True, timeout=120)
+    from .git_merge import run_git
+    proc = run_git(root, *args)
+    if proc is None:
+        raise RuntimeError("git could not be run")
+    return proc
 
 
 def conflicted(root):
@@ -266,7 +269,8 @@ def resolve(root, store_rel):
         parts = rel.split("/")
         if len(parts) == 4 and parts[:2] == ["areas", "topics"] and parts[3] == "items.json":
             try:
-                docs = [_doc(data, side, path) for data, side in ((base, "base"), (ours, "our"), (theirs, "their"))]
+                docs = [parse_base(base, path)] + [parse_side(data, side, path)
+                                                   for data, side in ((ours, "our"), (theirs, "their"))]
             except ValueError as exc:
                 done[path] = str(exc)
                 left.append(path)
@@ -290,17 +294,25 @@ def resolve(root, store_rel):
     return done, left
 
 
-def _doc(data, side, path):
+def parse_side(data, side, name):
+    """The parsed items.json of one side of a merge (bytes); {} for an empty base. ValueError, naming
+    the file and the side, when it is not an items file."""
     if side == "base" and not data.strip():
         return {}
     try:
         doc = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        if side == "base":
-            return {}
-        raise ValueError("%s: %s side is not valid JSON (%s)" % (path, side, exc))
+        raise ValueError("%s: %s side is not valid JSON (%s)" % (name, side, exc))
     if isinstance(doc, list):
         doc = {"items": doc}
-    if not isinstance(doc, dict):
-        raise ValueError("%s: %s side is not an items.json" % (path, side))
+    if not isinstance(doc, dict) or not isinstance(doc.get("items", []), list):
+        raise ValueError("%s: %s side is not an items.json (an object with an \"items\" list)" % (name, side))
     return doc
+
+
+def parse_base(data, name):
+    """The base side; one that does not parse counts as empty (both sides are merged as added)."""
+    try:
+        return parse_side(data, "base", name)
+    except ValueError:
+        return {}

@@ -15,6 +15,7 @@ import math
 
 from . import index, matching
 from .candidate_keys import fact_keys
+from .key_vocab import word_char as _word_char
 from . import store as st
 
 RERANK = 30  # the strongest by keys that are read and scored with their wording (60 until 2026-12-07: the same top 5 on the tune sets)
@@ -126,10 +127,6 @@ def _holds(text, word):
     return False
 
 
-def _word_char(ch):
-    return ch.isalnum() or ch in "_-"
-
-
 _RECALL_VOCAB = []
 
 
@@ -210,18 +207,15 @@ _SPACES = dict((ord(ch), " ") for ch in "".join(chr(c) for c in range(128)) if n
 
 
 def _trigrams(text):
+    """The character trigrams of a wording; the rerank's likeness of two is the Dice coefficient of
+    theirs (_dice: a typo or a plural changes a few, Chinese text shares its characters' runs). Pure
+    Python, a few microseconds: the query path imports no rapidfuzz when the query shares a key (on
+    the tune queries and LOCOMO's tune samples, rapidfuzz's token-set ratio here gave top-5 0.947
+    and R@10 0.654; this, 0.947 and 0.652 with rapidfuzz's candidates only where no key is shared;
+    references/recall.md)."""
     import unicodedata
     text = " %s " % " ".join(unicodedata.normalize("NFKC", text).casefold().translate(_SPACES).split())
     return frozenset(text[i:i + 3] for i in range(len(text) - 2))
-
-
-def likeness(query, text):
-    """0..1: how alike two wordings are, the Dice coefficient of their character trigrams (a typo or a
-    plural changes a few, Chinese text shares its characters' runs). Pure Python, a few microseconds:
-    the query path imports no rapidfuzz when the query shares a key (on the tune queries and LOCOMO's
-    tune samples, rapidfuzz's token-set ratio here gave top-5 0.947 and R@10 0.654; this, 0.947 and
-    0.652 with rapidfuzz's candidates only where no key is shared; references/recall.md)."""
-    return _dice(_trigrams(query), _trigrams(text))
 
 
 def _dice(a, b):
@@ -317,18 +311,11 @@ def _mark_clean_results(store, found, loaders):
     """Each result gets "clean": its text was scanned and found clean under the current detector
     (the topic's index vouches for it: dedup_index clean flags). render() then need not load the
     detector. A topic computed in memory (a hand edit, a pull) vouches for nothing."""
-    fingerprint = None
+    fingerprint = index.scan_fingerprint(()) if found else None
     flags = {}
     for f in found:
-        topic_keys = loaders[f["topic"]][0]
         if f["topic"] not in flags:
-            if fingerprint is None:
-                fingerprint = index.scan_fingerprint(())
-            if hasattr(topic_keys, "merged"):  # a part of the recall index (recall_index.TopicView)
-                flags[f["topic"]] = topic_keys.clean if topic_keys.merged.fingerprint == fingerprint else None
-            else:
-                flags[f["topic"]] = index.read_clean_flags(store, f["topic"], len(topic_keys.active), fingerprint) \
-                    if topic_keys.current else None
+            flags[f["topic"]] = loaders[f["topic"]][0].clean_flags(store, f["topic"], fingerprint)
         row = f.pop("_row")
         f["clean"] = flags[f["topic"]] is not None and flags[f["topic"]][row] == "C"
 

@@ -158,13 +158,17 @@ class Merged(object):
 
 class TopicView(object):
     """One topic's part of the recall index, with the interface of dedup_index.JudgementKeys (rows,
-    active, current) and a loader of its rows (local row numbers)."""
+    active, current, clean_flags) and a loader of its rows (local row numbers)."""
     current = True
 
     def __init__(self, merged, count, first):
         self.merged, self.count, self.first = merged, count, first
         self.active = merged.active[first:first + count]
         self.clean = merged.clean[first:first + count]
+
+    def clean_flags(self, store, topic, fingerprint):
+        """This part's clean flags, when the index was made under this detector fingerprint."""
+        return self.clean if self.merged.fingerprint == fingerprint else None
 
     def rows(self, key):
         found = self.merged.rows(key)
