@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """memory-3layer hook entry: the one command every host config calls.
 
-  run_hook.py EVENT [--host claude|codex|manual] [--project-dir DIR] < payload.json
+  run_hook.py EVENT [--host claude|codex|manual] [--project-dir DIR] [--via-plugin] < payload.json
 
 EVENT is SessionStart, PostToolUse or PreCompact. Reads the host's JSON payload on stdin and
 always exits 0 with one JSON object on stdout, so a problem here never blocks the host; when it
 skips something, a one-line "systemMessage" says why. Every run is logged to
-.memory-3layer/state/hook-runs.jsonl: the evidence that hooks really run.
+.memory-3layer/state/hook-runs.jsonl: the evidence that hooks really run. --via-plugin (the Claude
+Code plugin's hooks/hooks.json) steps aside, answering {}, where the project runs its own copy.
 """
 import os
 import sys

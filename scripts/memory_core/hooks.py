@@ -52,6 +52,8 @@ def parse_argv(argv):
         arg = rest.pop(0)
         if arg == "--prompt-recall":
             options["prompt_recall"] = True
+        elif arg == "--via-plugin":
+            options["via_plugin"] = True
         elif arg in ("--host", "--project-dir") and rest:
             options[arg[2:].replace("-", "_")] = rest.pop(0)
         elif arg.startswith(("--host=", "--project-dir=")):
@@ -85,7 +87,7 @@ def main(argv, usage):
         if event not in EVENTS:
             raise Skip("unknown event %r (expected %s)" % (event[:40], ", ".join(EVENTS)))
         out, store = handle(event, host, payload, os.environ, options.get("project_dir"),
-                            options.get("prompt_recall", False))
+                            options.get("prompt_recall", False), options.get("via_plugin", False))
     except NoStore:
         out = {}  # no store here: hooks never create one, so they stay silent and write nothing
     except Silent as exc:
@@ -173,6 +175,26 @@ def project_for(host, payload, env, project_dir=None):
     raise NoStore()
 
 
+PROJECT_HOOK = "/.claude/skills/memory-3layer/hooks/run_hook.py"
+PROJECT_COMMAND = b"$CLAUDE_PROJECT_DIR" + PROJECT_HOOK.encode()  # as install_hooks.py writes it
+
+
+def project_wires_its_own(root):
+    """True when the project's Claude settings run its own installed copy (install_hooks.py): the
+    plugin's hooks then step aside, so each event runs once and the per-project install wins."""
+    if not os.path.isfile(root + PROJECT_HOOK):
+        return False
+    from .safefs import UnsafePath, read_bytes
+    for name in ("settings.json", "settings.local.json"):
+        try:
+            raw = read_bytes(os.path.join(root, ".claude", name), 16 * 1024 * 1024)
+        except (OSError, UnsafePath):
+            continue  # a linked or special file is not a wiring we trust
+        if raw and PROJECT_COMMAND in raw:
+            return True
+    return False
+
+
 def installed_project():
     """The project this code is installed in (<project>/.claude|.agents/skills/memory-3layer/), or
     None when it runs from a checkout of the skill itself."""
@@ -185,9 +207,11 @@ def installed_project():
     return None
 
 
-def handle(event, host, payload, env, project_dir=None, prompt_recall=False):
+def handle(event, host, payload, env, project_dir=None, prompt_recall=False, via_plugin=False):
     """Run one event; returns the JSON object to print. Raises Skip or StoreError to fail open."""
     root, store = project_for(host, payload, env, project_dir)
+    if via_plugin and project_wires_its_own(root):
+        raise NoStore()  # its own copy's hooks run for this event; the plugin's would run them twice
     if event == "UserPromptSubmit":
         if not prompt_recall:
             raise Silent(NOT_OPTED_IN, store)
