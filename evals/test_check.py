@@ -196,16 +196,46 @@ class AdapterRuntimeTest(CheckCase):
         super().setUp()
         subprocess.run(["git", "init", "-q", str(self.project)], check=False)
 
-    def run_claude_session_start(self):
-        groups = json.loads((self.project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
+    def run_installed_hook(self, host, event, payload, **env_extra):
+        """The command install_hooks.py wrote for host and event, run as the host would run it, in an
+        environment without the caller's CLAUDE* / CODEX* variables plus env_extra."""
+        config = ".claude/settings.json" if host == "claude" else ".codex/hooks.json"
+        groups = json.loads((self.project / config).read_text())["hooks"][event]
         command = [h["command"] for g in groups for h in g["hooks"] if "memory-3layer" in h["command"]][0]
-        env = _support.clean_env(CLAUDE_PROJECT_DIR=str(self.project))
+        env = {k: v for k, v in _support.clean_env(**env_extra).items()
+               if not k.startswith(("CLAUDE", "CODEX")) or k in env_extra}
         env["PATH"] = os.path.dirname(_support.PYTHON) + os.pathsep + env.get("PATH", "")
-        payload = json.dumps({"session_id": uuid.uuid4().hex, "cwd": str(self.project), "source": "startup"})
-        proc = subprocess.run(command, shell=True, cwd=str(self.project), input=payload.encode(),
+        proc = subprocess.run(command, shell=True, cwd=str(self.project), input=json.dumps(payload).encode(),
                               capture_output=True, env=env, timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         _support.wait_for_rebuild(self.store)
+        return self.last_run()
+
+    def last_run(self):
+        return json.loads((self.store / "state/hook-runs.jsonl").read_text().splitlines()[-1])
+
+    def run_claude_session_start(self, evidence=True, env_session=None):
+        """SessionStart as Claude Code runs it: CLAUDECODE=1 and CLAUDE_CODE_SESSION_ID equal to the
+        payload's session_id (evidence=False: piped in by hand, CLAUDE_PROJECT_DIR only)."""
+        sid = uuid.uuid4().hex
+        env = {"CLAUDE_PROJECT_DIR": str(self.project)}
+        if evidence:
+            env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=env_session or sid)
+        payload = {"session_id": sid, "cwd": str(self.project), "source": "startup"}
+        return self.run_installed_hook("claude", "SessionStart", payload, **env)
+
+    def codex_transcript(self, session_id):
+        """A rollout file where Codex 0.171 keeps it: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-...-<id>.jsonl."""
+        folder = self.codex_home / "sessions" / "2026" / "01" / "02"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / ("rollout-2026-01-02T03-04-05-%s.jsonl" % session_id)
+        path.write_text('{"type": "session_meta"}\n')
+        return path
+
+    def run_codex_session_start(self, transcript, sid):
+        payload = {"session_id": sid, "transcript_path": str(transcript or ""), "cwd": str(self.project),
+                   "hook_event_name": "SessionStart", "source": "startup", "model": "gpt-fake"}
+        return self.run_installed_hook("codex", "SessionStart", payload, CODEX_HOME=str(self.codex_home))
 
     def test_configured_but_never_run_is_not_verified(self):
         self.install("both")
@@ -228,7 +258,7 @@ class AdapterRuntimeTest(CheckCase):
 
     def test_a_real_run_is_verified_with_its_time(self):
         self.install("claude")
-        self.run_claude_session_start()
+        self.assertEqual(self.run_claude_session_start()["evidence"], "claude-env")
         runs = [json.loads(l) for l in (self.store / "state/hook-runs.jsonl").read_text().splitlines()]
         code, out = self.check()
         start = out["runtime_status"]["hosts"]["claude"]["SessionStart"]
@@ -239,6 +269,73 @@ class AdapterRuntimeTest(CheckCase):
         self.assertEqual(code, 0, out["findings"])
         self.assertTrue(any("/compact" in step for step in out["next"]))
         self.assertIn("verified: last ok run %s" % runs[-1]["time"], self.text()[1])
+
+    def test_a_hand_run_is_a_manual_run_never_verified(self):
+        self.install("claude")
+        run = self.run_claude_session_start(evidence=False)
+        self.assertEqual((run["host"], run["outcome"], run["evidence"]), ("claude", "ok", "none"))
+        code, out = self.check()
+        start = out["runtime_status"]["hosts"]["claude"]["SessionStart"]
+        self.assertEqual((start["status"], start["last_manual"], start["runs"]), ("manual run", run["time"], 1))
+        self.assertNotIn("last_ok", start)
+        self.assertIn("start a new Claude Code session in this project", start["next"])
+        self.assertEqual(code, 1)  # the memory is not shown to load in a real session: still a finding
+        self.assertTrue(any("manual run" in f for f in out["findings"]))
+        code, text = self.text()
+        self.assertIn("claude SessionStart: manual run: last %s" % run["time"], text)
+        self.assertNotIn("verified", text)
+        # the same host's environment for another session is not evidence for this payload
+        run = self.run_claude_session_start(env_session="another-session")
+        self.assertEqual(run["evidence"], "none")
+        self.assertEqual(self.check()[1]["runtime_status"]["hosts"]["claude"]["SessionStart"]["status"], "manual run")
+        # the real run verifies; an earlier hand run does not hide it
+        self.run_claude_session_start()
+        self.assertEqual(self.check()[1]["runtime_status"]["hosts"]["claude"]["SessionStart"]["status"], "verified")
+
+    def test_old_log_lines_without_evidence_count_as_manual_runs(self):
+        self.install("both")
+        with open(str(self.store / "state/hook-runs.jsonl"), "a") as fh:
+            for host in ("claude", "codex"):
+                fh.write(json.dumps({"time": "2026-01-02T03:04:05Z", "host": host, "event": "SessionStart",
+                                     "outcome": "ok", "duration_ms": 150, "session_id": "s"}) + "\n")
+            fh.write(json.dumps({"time": "2026-01-02T03:04:06Z", "host": "claude", "event": "PostToolUse",
+                                 "outcome": "ok", "duration_ms": 150, "evidence": "codex-transcript"}) + "\n")
+        code, out = self.check()
+        hosts = out["runtime_status"]["hosts"]
+        self.assertEqual(hosts["claude"]["SessionStart"]["status"], "manual run")
+        self.assertEqual(hosts["codex"]["SessionStart"]["status"], "manual run")
+        self.assertEqual(hosts["claude"]["PostToolUse"]["status"], "manual run")  # another host's evidence
+        self.assertEqual(self.entries(out, "runtime_status")["claude PostToolUse"]["level"], "info")
+        self.assertNotIn("verified", json.dumps(out["runtime_status"]))
+
+    def test_a_host_run_that_failed_is_failing_whatever_a_hand_run_did(self):
+        self.install("claude")
+        self.run_claude_session_start(evidence=False)
+        with open(str(self.store / "state/hook-runs.jsonl"), "a") as fh:
+            fh.write(json.dumps({"time": "2026-01-02T03:04:05Z", "host": "claude", "event": "SessionStart",
+                                 "outcome": "error", "reason": "boom", "evidence": "claude-env"}) + "\n")
+        code, out = self.check()
+        start = out["runtime_status"]["hosts"]["claude"]["SessionStart"]
+        self.assertEqual(start["status"], "failing")
+        self.assertIn("boom", self.entries(out, "runtime_status")["claude SessionStart"]["evidence"])
+
+    def test_codex_is_verified_only_with_its_transcript_under_codex_home(self):
+        self.install("codex")
+        sid = str(uuid.uuid4())
+        outside = self.project.parent / "elsewhere" / ("rollout-x-%s.jsonl" % sid)
+        outside.parent.mkdir()
+        outside.write_text("{}\n")
+        self.assertEqual(self.run_codex_session_start(outside, sid)["evidence"], "none")
+        self.assertEqual(self.run_codex_session_start(None, sid)["evidence"], "none")
+        code, out = self.check()
+        self.assertEqual(out["runtime_status"]["hosts"]["codex"]["SessionStart"]["status"], "manual run")
+        run = self.run_codex_session_start(self.codex_transcript(sid), sid)
+        self.assertEqual((run["host"], run["evidence"]), ("codex", "codex-transcript"))
+        code, out = self.check()
+        start = out["runtime_status"]["hosts"]["codex"]["SessionStart"]
+        self.assertEqual((start["status"], start["last_ok"]), ("verified", run["time"]))
+        # verified that it ran, and still says Codex skips it until both trusts are given
+        self.assertIn("Codex will skip it until", self.entries(out, "runtime_status")["codex SessionStart"]["evidence"])
 
     def test_the_prompt_hook_is_checked_only_where_opted_in_and_a_silent_run_verifies_nothing(self):
         self.install("claude")
@@ -254,6 +351,10 @@ class AdapterRuntimeTest(CheckCase):
         self.assertEqual(out["adapter_status"]["hosts"]["claude"]["events"]["UserPromptSubmit"], "configured")
         self.assertEqual(out["runtime_status"]["hosts"]["claude"]["UserPromptSubmit"]["status"], "failing")
         run_script("run_hook.py", "UserPromptSubmit", "--host", "claude", "--prompt-recall", input=payload)
+        code, out = self.check()  # piped in by hand: it answered, but Claude Code is not shown to run it
+        self.assertEqual(out["runtime_status"]["hosts"]["claude"]["UserPromptSubmit"]["status"], "manual run")
+        env = _support.clean_env(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="s1")
+        run_script("run_hook.py", "UserPromptSubmit", "--host", "claude", "--prompt-recall", input=payload, env=env)
         code, out = self.check()
         self.assertEqual(out["runtime_status"]["hosts"]["claude"]["UserPromptSubmit"]["status"], "verified")
 
@@ -302,7 +403,7 @@ class AdapterRuntimeTest(CheckCase):
         self.assertIn("/hooks", " ".join(out["next"]))
         # an earlier ok run stays verified (with its time), and says Codex now skips the edited hook
         line = {"time": "2026-01-02T03:04:05Z", "host": "codex", "event": "PostToolUse", "outcome": "ok",
-                "duration_ms": 150}
+                "duration_ms": 150, "evidence": "codex-transcript"}
         with open(str(self.store / "state/hook-runs.jsonl"), "a") as fh:
             fh.write(json.dumps(line) + "\n")
         code, out = self.check()

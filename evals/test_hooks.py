@@ -370,6 +370,113 @@ class FailOpenTest(HookCase):
         self.assertIn(b"SessionStart", proc.stdout)
 
 
+def without_host_env(**extra):
+    """An environment for a hand run: none of the caller's CLAUDE* / CODEX* variables, plus extra."""
+    env = {k: v for k, v in _support.clean_env().items() if not k.startswith(("CLAUDE", "CODEX"))}
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+class HostEvidenceTest(HookCase):
+    """Every logged run says whether the host it names really ran it (hooks.host_evidence);
+    check_memory_3layer.py reports a run without it as a manual run, never as verified."""
+
+    def setUp(self):
+        super().setUp()
+        self.codex_home = self.project.parent / "codex-home"
+        self.day = self.codex_home / "sessions" / "2026" / "01" / "02"
+        self.day.mkdir(parents=True)
+        self.sid = "0199a213-81c0-7800-8aa1-bbab2a035a53"
+        self.transcript = self.day / ("rollout-2026-01-02T03-04-05-%s.jsonl" % self.sid)
+        self.transcript.write_text('{"type": "session_meta"}\n')
+
+    def evidence(self, host, env, **payload):
+        from memory_core import hooks
+        return hooks.host_evidence(host, env, dict({"session_id": self.sid}, **payload))
+
+    def codex(self, path, **env):
+        return self.evidence("codex", dict({"CODEX_HOME": str(self.codex_home)}, **env), transcript_path=str(path))
+
+    def test_a_payload_piped_in_by_hand_is_logged_as_a_manual_run_of_the_named_host(self):
+        for host in ("claude", "codex", "manual"):
+            self.hook("PreCompact", self.payload(trigger="manual"), host=host, env=without_host_env())
+            run = self.runs()[-1]
+            self.assertEqual((run["host"], run["outcome"], run["evidence"]), (host, "ok", "none"))
+
+    def test_claude_code_environment_with_the_payload_session_is_evidence(self):
+        env = without_host_env(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="sess-1", CLAUDE_PROJECT_DIR=self.project)
+        self.hook("SessionStart", self.payload(source="startup"), env=env)
+        self.assertEqual(self.runs()[-1]["evidence"], "claude-env")
+        for wrong in ({"CLAUDE_CODE_SESSION_ID": "another-session"}, {"CLAUDE_CODE_SESSION_ID": ""},
+                      {"CLAUDECODE": "0"}, {"CLAUDECODE": ""}):
+            self.hook("PostToolUse", self.payload(tool_input={"file_path": "a.py"}), env=dict(env, **wrong))
+            self.assertEqual(self.runs()[-1]["evidence"], "none", wrong)
+        # the right environment, but the run claims another host or has no session of its own
+        self.assertEqual(self.evidence("codex", {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": self.sid}), "none")
+        self.assertEqual(self.evidence("claude", {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": ""}, session_id=""),
+                         "none")
+
+    def test_a_codex_transcript_under_codex_home_sessions_is_evidence(self):
+        env = without_host_env(CODEX_HOME=self.codex_home)
+        self.hook("SessionStart", self.payload(session_id=self.sid, transcript_path=str(self.transcript),
+                                               source="startup"), host="codex", env=env)
+        self.assertEqual(self.runs()[-1]["evidence"], "codex-transcript")
+        self.assertEqual(self.codex(self.transcript), "codex-transcript")
+        # CODEX_HOME unset: ~/.codex
+        home = self.project.parent
+        os.rename(str(self.codex_home), str(home / ".codex"))
+        self.assertEqual(self.evidence("codex", {"HOME": str(home)}, transcript_path=str(
+            home / ".codex" / "sessions" / "2026" / "01" / "02" / self.transcript.name)), "codex-transcript")
+        self.assertEqual(self.evidence("codex", {}, transcript_path=str(self.transcript)), "none")
+
+    def test_a_codex_home_reached_through_a_link_still_counts(self):
+        linked = self.project.parent / "linked-home"
+        os.symlink(str(self.codex_home), str(linked))
+        via_link = linked / "sessions" / "2026" / "01" / "02" / self.transcript.name
+        self.assertEqual(self.codex(via_link, CODEX_HOME=str(linked)), "codex-transcript")
+        self.assertEqual(self.codex(self.transcript, CODEX_HOME=str(linked)), "codex-transcript")
+        # Codex spells the path from CODEX_HOME (or its real path): through some other link it is not Codex's
+        self.assertEqual(self.codex(via_link), "none")
+
+    def test_transcripts_that_are_not_codex_s_own_are_not_evidence(self):
+        elsewhere = self.project.parent / "elsewhere"
+        elsewhere.mkdir()
+        outside = elsewhere / self.transcript.name
+        outside.write_text("{}\n")
+        self.assertEqual(self.codex(outside), "none")  # outside sessions/
+        self.assertEqual(self.codex(self.codex_home / self.transcript.name), "none")  # in CODEX_HOME, not sessions/
+        (self.codex_home / self.transcript.name).write_text("{}\n")
+        self.assertEqual(self.codex(self.codex_home / self.transcript.name), "none")
+        link_out = self.day / ("rollout-link-out-%s.jsonl" % self.sid)
+        os.symlink(str(outside), str(link_out))
+        self.assertEqual(self.codex(link_out), "none")  # a link in sessions/ to a file elsewhere
+        link_in = self.day / ("rollout-link-in-%s.jsonl" % self.sid)
+        os.symlink(str(self.transcript), str(link_in))
+        self.assertEqual(self.codex(link_in), "none")  # a link, even to a real transcript
+        os.symlink(str(self.day), str(elsewhere / "day"))
+        self.assertEqual(self.codex(elsewhere / "day" / self.transcript.name), "none")  # a folder link into sessions/
+        os.symlink(str(elsewhere), str(self.day / "out"))
+        self.assertEqual(self.codex(self.day / "out" / self.transcript.name), "none")  # a folder link out of it
+        for traversal in (str(self.codex_home / "sessions" / ".." / ".." / "elsewhere" / self.transcript.name),
+                          str(self.day / ".." / "02" / self.transcript.name)):
+            self.assertEqual(self.codex(traversal), "none", traversal)
+        folder = self.day / ("rollout-folder-%s.jsonl" % self.sid)
+        folder.mkdir()
+        self.assertEqual(self.codex(folder), "none")  # not a regular file
+        self.assertEqual(self.codex(self.day / ("rollout-gone-%s.jsonl" % self.sid)), "none")
+        other = self.day / "rollout-2026-01-02T03-04-05-another-session.jsonl"
+        other.write_text("{}\n")
+        self.assertEqual(self.codex(other), "none")  # another session's transcript
+        self.assertEqual(self.codex(os.path.relpath(str(self.transcript))), "none")
+        self.assertEqual(self.codex(str(self.transcript) + "\x00"), "none")
+        self.assertEqual(self.evidence("codex", {"CODEX_HOME": str(self.codex_home)}, transcript_path=42), "none")
+        self.assertEqual(self.evidence("codex", {"CODEX_HOME": str(self.codex_home)}, session_id=None,
+                                       transcript_path=str(self.transcript)), "none")
+        # a real transcript, but the run claims to be Claude Code
+        self.assertEqual(self.evidence("claude", {"CODEX_HOME": str(self.codex_home)},
+                                       transcript_path=str(self.transcript)), "none")
+
+
 class HookRunsLogTest(_support.TempProject):
     def test_log_is_bounded_and_keeps_whole_lines(self):
         import time

@@ -98,7 +98,8 @@ def main(argv, usage):
         out = {"systemMessage": "memory-3layer: %s %s: %s" % (display((event or "hook")[:40]), outcome, reason)}
         if store is None:
             store = _store_for_log(host, payload, options)
-    problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id)
+    evidence = host_evidence(host, os.environ, payload) if store is not None else NO_EVIDENCE
+    problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id, evidence)
     if problem:  # a linked log is named, never written through
         out["systemMessage"] = ((out.get("systemMessage") or "memory-3layer:") + " " + display(problem))[:1000]
     sys.stdout.write(fastjson.dumps(out) + "\n")
@@ -127,6 +128,51 @@ def detect_host(explicit, env, payload):
     if "turn_id" in payload or "model" in payload or any(k.startswith("CODEX_") for k in env):
         return "codex"
     return "manual"
+
+
+NO_EVIDENCE = "none"
+HOST_EVIDENCE = {"claude": "claude-env", "codex": "codex-transcript"}  # what check_memory_3layer.py trusts
+
+
+def host_evidence(host, env, payload):
+    """What shows that the host named in --host really ran this hook (logged with the run; check reports
+    a run without it as a manual run, never as verified). A couple of stat calls, no imports:
+      claude  the environment Claude Code gives its hooks, CLAUDECODE=1 and CLAUDE_CODE_SESSION_ID equal
+              to the payload's session_id -> "claude-env"
+      codex   the payload's transcript_path is a regular file (not a link), named after the payload's
+              session_id, under $CODEX_HOME/sessions/ (default ~/.codex) both as written and resolved,
+              with no ".." -> "codex-transcript" (Codex 0.171 writes the file before SessionStart)
+    Anything else (a payload piped in by hand, another host's environment) -> "none"."""
+    session_id = _text(payload, "session_id")
+    if not session_id or len(session_id) > 200:
+        return NO_EVIDENCE
+    try:
+        if host == "claude" and env.get("CLAUDECODE") == "1" and env.get("CLAUDE_CODE_SESSION_ID") == session_id:
+            return HOST_EVIDENCE["claude"]
+        if host == "codex" and len(session_id) >= 8 and _codex_transcript(env, _text(payload, "transcript_path"),
+                                                                         session_id):
+            return HOST_EVIDENCE["codex"]
+    except (OSError, ValueError, TypeError):
+        pass
+    return NO_EVIDENCE
+
+
+def _codex_transcript(env, path, session_id):
+    if not path or "\x00" in path or len(path) > 4096 or not os.path.isabs(path):
+        return False
+    if os.pardir in path.replace("\\", "/").split("/") or session_id not in os.path.basename(path):
+        return False
+    home = env.get("CODEX_HOME") or (os.path.join(env["HOME"], ".codex") if env.get("HOME") else None)
+    if not home:
+        return False
+    sessions = os.path.join(os.path.abspath(home), "sessions")
+    real_sessions = os.path.realpath(sessions)
+    written = os.path.normpath(path)
+    if not any(written.startswith(s + os.sep) for s in (sessions, real_sessions)):
+        return False  # a link elsewhere that leads into sessions/ is not Codex's path
+    if not os.path.realpath(path).startswith(real_sessions + os.sep):
+        return False  # a link inside sessions/ that leads out of it
+    return os.path.isfile(path) and not os.path.islink(path)
 
 
 def parse_payload(raw):
@@ -499,14 +545,14 @@ def _write_given(store, rel, ids):
         pass  # not remembered: the same facts may be given again, nothing worse
 
 
-def log_run(store, host, event, outcome, reason, started, session_id=None):
-    """Append one line to state/hook-runs.jsonl: the runtime evidence that hooks really run.
-    Never raises: a hook that cannot log still answers its host; returns why, for a link or a
-    special file in the way (None otherwise)."""
+def log_run(store, host, event, outcome, reason, started, session_id=None, evidence=NO_EVIDENCE):
+    """Append one line to state/hook-runs.jsonl: the runtime evidence that hooks really run, with
+    `evidence` (host_evidence) saying whether the host itself ran it. Never raises: a hook that cannot
+    log still answers its host; returns why, for a link or a special file in the way (None otherwise)."""
     if store is None:
         return None
     record = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": host, "event": event,
-              "outcome": outcome,
+              "outcome": outcome, "evidence": evidence,
               "duration_ms": int((time.monotonic() - started) * 1000)}
     if reason:
         record["reason"] = reason

@@ -6,7 +6,8 @@
   adapter_status  per host: our handlers in .claude/settings.json / .codex/hooks.json, whether each
                   command resolves to an installed run_hook.py, and for Codex the two trusts, read
                   read-only from $CODEX_HOME/config.toml
-  runtime_status  per host and event: "verified" only with an ok line in state/hook-runs.jsonl
+  runtime_status  per host and event (runtime_status.py): "verified" only with an ok line in
+                  state/hook-runs.jsonl that carries the host's own evidence; else "manual run"
 
 Everything here reads; nothing is ever written (no .pyc either: sources go through compile()).
 Every entry is {"level": "ok" | "finding" | "info", "what", "evidence", "fix"?}; a "finding" makes
@@ -19,8 +20,8 @@ import re
 import sys
 
 from . import install
-from .hooks import HOOK_RUNS_FILE, NOT_OPTED_IN
-from .paths import LEGACY_DIRNAME, STORE_DIRNAME, StoreError, resolve_store, state_path
+from .paths import LEGACY_DIRNAME, STORE_DIRNAME, StoreError, resolve_store
+from .runtime_status import runtime_status
 from .safefs import UnsafePath
 
 ALLOWED_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
@@ -29,16 +30,6 @@ REQUIRED_FILES = ("SKILL.md", "LICENSE", "scripts/memory_core/__init__.py", "scr
                   ".memory-3layer-template/MEMORY.md")
 CODEX_DEFAULT_TIMEOUT = 600
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-RUN_STEPS = {
-    "claude": {"SessionStart": "start a new Claude Code session in this project (`claude` in %s)",
-               "PostToolUse": "in a Claude Code session in this project, let the agent run any tool (read or edit a file)",
-               "PreCompact": "run /compact in a Claude Code session in this project (or let it auto-compact)",
-               "UserPromptSubmit": "send a prompt that names something the memory holds, in a Claude Code session here"},
-    "codex": {"SessionStart": "start a new Codex session in this project (`codex` in %s)",
-              "PostToolUse": "in a Codex session in this project, let the agent run any tool (a shell command or a patch)",
-              "PreCompact": "run /compact in a Codex session in this project (or let it auto-compact)",
-              "UserPromptSubmit": "send a prompt that names something the memory holds, in a Codex session here"},
-}
 
 
 def entry(level, what, evidence, fix=None):
@@ -491,89 +482,6 @@ def adapter_status(root, env):
                                      "%s ([hooks.state] in %s)" % (status, trust["config"]),
                                      None if status == "trusted" else "in the Codex TUI run /hooks and trust the "
                                      "memory-3layer hooks%s" % (" again (the handler changed)" if status == "modified" else "")))
-    return {"status": _summary(entries), "hosts": hosts, "entries": entries}
-
-
-# --- runtime_status ----------------------------------------------------------------------------
-
-def read_runs(store):
-    from .safefs import read_bytes
-    path = state_path(store, HOOK_RUNS_FILE)
-    runs, bad = [], 0
-    try:
-        lines = (read_bytes(path) or b"").decode("utf-8", "replace").split("\n")
-    except (OSError, StoreError):
-        return runs, 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            run = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(run, dict):
-            runs.append(run)
-    return runs, bad
-
-
-def runtime_status(root, store, adapters):
-    runs, bad = read_runs(store) if store else ([], 0)  # None: the store is a link, never read
-    rel_log = os.path.join(STORE_DIRNAME if store is None else os.path.relpath(store, root), "state", HOOK_RUNS_FILE)
-    hosts, entries = {}, []
-    for name in ("claude", "codex"):
-        info = adapters["hosts"][name]
-        mine = [r for r in runs if r.get("host") == name]
-        if not info.get("configured") and not mine:
-            continue
-        hosts[name] = {}
-        trust_first = []
-        if name == "codex" and "trust" in info:
-            trust = info["trust"]
-            if trust["project"] != "trusted":
-                trust_first.append("trust the project (start `codex` in %s and accept the prompt)" % root)
-            if any(s != "trusted" for s in trust["hooks"].values()):
-                trust_first.append("trust the hooks (Codex TUI: /hooks)")
-        for event in info.get("event_names") or [e for e, _m, _t in install.EVENTS]:
-            ev_runs = [r for r in mine if r.get("event") == event]
-            # a prompt hook run without the opt-in answered nothing: no evidence that the recall runs
-            ok = [r for r in ev_runs if r.get("outcome") == "ok" and r.get("reason") != NOT_OPTED_IN]
-            if ok:
-                last = max(str(r.get("time")) for r in ok)
-                latest = max(ev_runs, key=lambda r: str(r.get("time")))
-                hosts[name][event] = {"status": "verified", "last_ok": last, "runs": len(ev_runs)}
-                tail = "" if latest.get("outcome") == "ok" else "; latest run %s %s: %s" % (
-                    latest.get("time"), latest.get("outcome"), latest.get("reason", ""))
-                if not info.get("configured"):
-                    tail += "; %s is not configured now" % info["config"]
-                elif trust_first:
-                    tail += "; Codex will skip it until: %s" % ", ".join(trust_first)
-                entries.append(entry("ok", "%s %s" % (name, event), "verified: last ok run %s (%d run(s) in %s)%s"
-                                     % (last, len(ev_runs), rel_log, tail)))
-                continue
-            if not info.get("configured"):
-                continue  # runs of a host that is not configured now: only its ok runs are shown
-            step = RUN_STEPS[name][event] % root if "%s" in RUN_STEPS[name][event] else RUN_STEPS[name][event]
-            steps = trust_first + [step, "then run check again"]
-            if ev_runs:
-                latest = max(ev_runs, key=lambda r: str(r.get("time")))
-                evidence = "ran %d times, never ok; latest %s %s: %s" % (len(ev_runs), latest.get("time"),
-                                                                      latest.get("outcome"), latest.get("reason", ""))
-                status = "failing"
-            else:
-                evidence = "not observed: configured, but no %s %s line in %s" % (name, event, rel_log)
-                status = "not observed"
-            hosts[name][event] = {"status": status, "runs": len(ev_runs), "next": "; ".join(steps)}
-            # SessionStart is what loads the memory: unobserved, it is a finding. The other events
-            # happen only when a session uses a tool or compacts: unobserved, they are reported with
-            # the step that observes them, and never as verified; a failing run is always a finding.
-            level = "finding" if event == "SessionStart" or status == "failing" else "info"
-            entries.append(entry(level, "%s %s" % (name, event), evidence, "; ".join(steps)))
-    if not hosts:
-        entries.append(entry("info", "hooks", "no host configured: manual mode, nothing runs automatically; "
-                                              "%d lines in %s" % (len(runs), rel_log)))
-    if bad:
-        entries.append(entry("info", rel_log, "%d lines that are not JSON were ignored" % bad))
     return {"status": _summary(entries), "hosts": hosts, "entries": entries}
 
 
