@@ -36,6 +36,27 @@ def shared_data(name):
     return path
 
 
+def python38():
+    """A working Python 3.8 interpreter, or None: M3L_PYTHON38, pyenv's 3.8, or python3.8 on PATH (pyenv
+    shims exist even when 3.8 is not selected, so each candidate is run)."""
+    import glob
+    import shutil
+    candidates = [os.environ.get("M3L_PYTHON38")]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")))
+    candidates += [shutil.which("python3.8")]
+    for path in candidates:
+        if not path:
+            continue
+        try:
+            out = subprocess.run([path, "-c", "import sys; print(sys.version_info[:2] == (3, 8))"],
+                                 capture_output=True, universal_newlines=True, timeout=20)
+        except OSError:
+            continue
+        if out.stdout.strip() == "True":
+            return path
+    return None
+
+
 def clean_env(**extra):
     """Environment for a script run: no MEMORY_* settings leaking from the developer's shell."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")

@@ -26,13 +26,14 @@ def front_matter(text):
 
 class SkillPackageTest(unittest.TestCase):
     def test_agentskills_validator_accepts_the_skill(self):
-        tool = shutil.which("agentskills")
+        # next to this interpreter first: a virtual environment's tools when it is not activated
+        tool = shutil.which("agentskills", path=os.path.dirname(_support.PYTHON)) or shutil.which("agentskills")
         if tool is None:
             self.skipTest("agentskills (pip install skills-ref) not installed")
         with tempfile.TemporaryDirectory() as tmp:
             target = os.path.join(tmp, "memory-3layer")
             shutil.copytree(str(REPO), target, ignore=shutil.ignore_patterns(".git", "evals", "node_modules",
-                                                                              "__pycache__"))
+                                                                              "__pycache__", ".venv"))
             proc = subprocess.run([tool, "validate", target], capture_output=True, universal_newlines=True)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("Valid skill", proc.stdout + proc.stderr)
@@ -102,7 +103,7 @@ class SkillPackageTest(unittest.TestCase):
         self.assertEqual(proc.stdout.strip(), "False", proc.stderr)  # 3 ms at every start (cli.help_formatter)
 
     def test_vermin_python38(self):
-        tool = shutil.which("vermin")
+        tool = shutil.which("vermin", path=os.path.dirname(_support.PYTHON)) or shutil.which("vermin")
         if tool is None:
             self.skipTest("vermin not installed")
         proc = subprocess.run([tool, "--target=3.8", "--no-tips", "--violations", "scripts", "hooks"],
@@ -118,23 +119,9 @@ class SkillPackageTest(unittest.TestCase):
         self.assertTrue(ran and int(ran.group(1)) > 0, proc.stderr)
 
 
-def python38():
-    """A working Python 3.8 interpreter, or None (pyenv shims exist even when 3.8 is not selected)."""
-    candidates = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")))
-    candidates += [c for c in [shutil.which("python3.8")] if c]
-    for path in candidates:
-        try:
-            out = subprocess.run([path, "--version"], capture_output=True, universal_newlines=True, timeout=20)
-        except OSError:
-            continue
-        if out.returncode == 0 and "3.8" in out.stdout + out.stderr:
-            return path
-    return None
-
-
 class RealPython38Test(_support.TempProject):
     def test_record_and_load_under_python38(self):
-        py38 = python38()
+        py38 = _support.python38()
         if py38 is None:
             self.skipTest("no Python 3.8 interpreter on this machine")
         env = _support.clean_env(PYTHONNOUSERSITE="1")

@@ -34,7 +34,7 @@ def write_cache(store, rel, data, append=False):
         return at
     safefs.make_dirs(os.path.dirname(path), store)
     tmp = "%s.%d.tmp" % (path, os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | safefs.NOFOLLOW | safefs.BINARY, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | safefs.NOFOLLOW, 0o644)
     try:
         view = memoryview(data)
         while view:

@@ -30,16 +30,7 @@ def driver_command(top, skill_dir):
     """The driver's command: the project's copy of merge_memory.py by its path from the work tree
     root, where git runs drivers, so the same line serves every worktree holding the copy."""
     script = os.path.relpath(os.path.join(skill_dir, "scripts", "merge_memory.py"), top).replace(os.sep, "/")
-    return "%s %s %%O %%A %%B %%P" % (_python(), script)
-
-
-def _python():
-    """python3 where git's shell finds it by that name; on Windows, this interpreter by its path (local
-    config is per machine, and Git for Windows' shell may know no python3)."""
-    if os.name != "nt":
-        return "python3"
-    import sys
-    return '"%s"' % sys.executable.replace("\\", "/")
+    return "python3 %s %%O %%A %%B %%P" % script
 
 
 def run_git(top, *args):

@@ -15,10 +15,9 @@ import stat
 
 from .paths import StoreError
 
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO opens at once instead of waiting for a writer
-CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-BINARY = getattr(os, "O_BINARY", 0)
+NOFOLLOW = os.O_NOFOLLOW  # POSIX only, as the whole skill (Linux and macOS; never silently 0)
+NONBLOCK = os.O_NONBLOCK  # a FIFO opens at once instead of waiting for a writer
+CLOEXEC = os.O_CLOEXEC
 READ_LIMIT = 256 * 1024 * 1024  # a 100k-fact topic is ~50 MB; anything far beyond is not ours
 _BASES = []  # trusted real folders this process works in: the store, then the project root
 
@@ -121,7 +120,7 @@ def _open(path, flags, mode=0o644, base=None):
     """fd of a regular file, opened without following a final link and without blocking."""
     check(path, base)
     try:
-        fd = os.open(path, flags | NOFOLLOW | NONBLOCK | CLOEXEC | BINARY, mode)
+        fd = os.open(path, flags | NOFOLLOW | NONBLOCK | CLOEXEC, mode)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
             raise UnsafePath(path, "is a symbolic link")
@@ -207,7 +206,7 @@ def read_tail(path, limit, follow=True):
     log), or None when it is missing, not a regular file (a FIFO, /dev/zero) or unreadable. Never
     blocks, never reads more."""
     try:
-        fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY | (0 if follow else NOFOLLOW))
+        fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC | (0 if follow else NOFOLLOW))
     except (OSError, ValueError, TypeError):
         return None
     try:
@@ -234,7 +233,7 @@ def read_regular(path, limit):
     """Up to `limit` bytes of a regular file (links followed: the caller checked containment with
     realpath), or None when it is missing; OSError for anything else, a FIFO or device included,
     which is never opened in a way that blocks."""
-    fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC | BINARY)
+    fd = os.open(path, os.O_RDONLY | NONBLOCK | CLOEXEC)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)

@@ -16,15 +16,15 @@ from .paths import (DAILY_DIR, ITEMS_SCHEMA, LAYER3_FILE, STATE_DIR, TOPICS_DIR,
 from .safefs import CorruptFile, UnsafePath  # noqa: F401 (re-exported: readers catch them from here)
 
 
-def _lockers():
-    """(fcntl, None), or (None, msvcrt) on Windows, where byte-range locks are also released when
-    the holder dies. Imported when a lock is taken: a reader (a load, a query) takes none."""
+def _fcntl():
+    """fcntl, imported when a lock is taken (a reader, a load or a query, takes none). POSIX only:
+    Linux and macOS are supported, Windows is not (its lock was never run; WSL is Linux)."""
     try:
         import fcntl
-        return fcntl, None
     except ImportError:
-        import msvcrt
-        return None, msvcrt
+        raise StoreError("memory-3layer needs a POSIX system (Linux or macOS) to lock its store",
+                         fix="on Windows, run it in WSL", exit_code=2)
+    return fcntl
 
 LOCK_FILE = "lock"
 DEFAULT_LOCK_TIMEOUT = 20.0
@@ -116,7 +116,7 @@ def read_only_error(path, exc):
 class StoreLock(object):
     """Exclusive lock on state/lock, held for one whole write step.
 
-    Stale-lock rule: the lock is a kernel lock (flock / msvcrt) on an open file, released by the
+    Stale-lock rule: the lock is a kernel lock (flock) on an open file, released by the
     kernel when its holder exits or is killed. A dead holder therefore never leaves a stale lock,
     and the lock file itself is never deleted, because deleting it could hand a second writer a
     fresh file while a live holder still locks the old one.
@@ -139,15 +139,12 @@ class StoreLock(object):
             if exc.errno in READ_ONLY_ERRNOS:
                 raise read_only_error(os.path.dirname(self.path), exc)
             raise
-        fcntl, msvcrt = _lockers()
+        fcntl = _fcntl()
         deadline = time.monotonic() + self.timeout
         delay = 0.002
         while True:
             try:
-                if fcntl is not None:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                else:
-                    msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
@@ -173,9 +170,8 @@ class StoreLock(object):
     def __exit__(self, *exc):
         if self.fd is not None:
             try:
-                fcntl = _lockers()[0]
-                if fcntl is not None:
-                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+                fcntl = _fcntl()
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
             finally:
                 os.close(self.fd)
                 self.fd = None
@@ -205,7 +201,7 @@ def preflight(store, targets=None):
 def _read_holder(fd):
     try:
         pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except (OSError, AttributeError):
+    except OSError:
         return ""
     return " (pid %s)" % pid if pid.isdigit() else ""
 
@@ -252,7 +248,7 @@ def atomic_write_bytes(path, data):
         safefs.make_dirs(folder)
         _remove_stale_temps(folder, base)
         tmp = os.path.join(folder, ".%s.%d.%s.tmp" % (base, os.getpid(), os.urandom(4).hex()))
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | safefs.NOFOLLOW | safefs.BINARY, 0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | safefs.NOFOLLOW, 0o666)
     except OSError as exc:
         if exc.errno in READ_ONLY_ERRNOS:
             raise read_only_error(folder, exc)
