@@ -40,6 +40,44 @@ class ResolveStoreTest(_support.TempProject):
         root, _store, how = resolve_store(cwd=str(self.project), env={})
         self.assertEqual((root, how), (str(self.project), "current directory"))
 
+    def test_project_dir_in_a_git_subfolder_resolves_to_the_top_level(self):
+        (self.project / ".git").mkdir()
+        sub = self.project / "packages" / "a"
+        sub.mkdir(parents=True)
+        root, store, how = resolve_store(str(sub), env={})
+        self.assertEqual((root, store), (str(self.project), str(self.store)))
+        self.assertEqual(how, "git top level of %s" % sub)
+
+    def test_project_dir_below_a_store_resolves_to_that_store(self):
+        (self.project / ".git").mkdir()
+        (self.project / ".memory-3layer").mkdir()
+        (self.project / "packages" / ".memory-3layer").mkdir(parents=True)
+        sub = self.project / "packages" / "a" / "src"
+        sub.mkdir(parents=True)
+        root, _store, how = resolve_store(str(sub), env={})
+        self.assertEqual((root, how), (str(self.project / "packages"), "existing store above %s" % sub))
+        root, _store, how = resolve_store(str(self.project / "packages"), env={})
+        self.assertEqual((root, how), (str(self.project / "packages"), "--project-dir"))
+
+    def test_project_dir_outside_git_is_itself(self):
+        sub = self.project / "notes"
+        sub.mkdir()
+        self.assertEqual(resolve_store(str(sub), env={})[:3:2], (str(sub), "--project-dir"))
+        (self.project / ".memory-3layer").mkdir()  # a store above, outside git: the nearest store wins
+        self.assertEqual(resolve_store(str(sub), env={})[0], str(self.project))
+
+    def test_project_dir_never_reaches_a_store_above_its_git_top_or_in_home(self):
+        (self.project / ".memory-3layer").mkdir()  # a stray store above the repository
+        repo = self.project / "repo"
+        (repo / ".git").mkdir(parents=True)
+        (repo / "sub").mkdir()
+        self.assertEqual(resolve_store(str(repo / "sub"), env={})[0], str(repo))
+        plain = self.project / "plain" / "sub"
+        plain.mkdir(parents=True)
+        from unittest import mock
+        with mock.patch.dict(os.environ, {"HOME": str(self.project)}):
+            self.assertEqual(resolve_store(str(plain), env={})[0], str(plain))
+
     def test_memory_dir_inside_project(self):
         _root, store, _how = resolve_store(str(self.project), env={"MEMORY_DIR": "docs/memory"})
         self.assertEqual(store, str(self.project / "docs" / "memory"))

@@ -30,7 +30,9 @@ def build_parser():
                "refused untouched, the previous config is backed up under .memory-3layer/state/backups/, "
                "and re-running changes nothing. Exit codes: 0 done, 1 refused, 2 usage error.",
         formatter_class=cli.help_formatter())
-    p.add_argument("--project-dir", required=True, help="the project to install into")
+    p.add_argument("--project-dir", required=True,
+                   help="the project to install into; a subfolder resolves to the nearest store up to its "
+                        "git top level, else that top level (the output says which root and why)")
     p.add_argument("--platform", required=True, choices=("claude", "codex", "both", "manual"),
                    help="which host configs to write; manual writes none")
     p.add_argument("--uninstall", action="store_true", help="remove our hook entries and our copied skill")
@@ -40,6 +42,9 @@ def build_parser():
     p.add_argument("--no-git-merge", action="store_true",
                    help="in a git repository, do not wire the memory's merge driver (.gitattributes lines and the "
                         "repository's git config; references/merging.md)")
+    p.add_argument("--keep-legacy-hooks", action="store_true",
+                   help="leave the original memory-3layer's Claude hooks (.claude/hooks/memory_loader.py, ...) "
+                        "wired; by default they are replaced by ours (with a backup, their files untouched)")
     p.add_argument("--dry-run", action="store_true", help="print the changes; write nothing")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -69,9 +74,10 @@ def main():
     args = build_parser().parse_args()
     from memory_core import install
     from memory_core.paths import resolve_store
-    root, store, _how = resolve_store(cli.check_utf8_arg(args.project_dir, "--project-dir"))
+    root, store, how = resolve_store(cli.check_utf8_arg(args.project_dir, "--project-dir"))
+    why = "project root: %s (%s)" % (root, "as given" if how == "--project-dir" else how)
     steps = install.plan(root, args.platform, args.uninstall, args.with_prompt_recall,
-                         git_merge=not args.no_git_merge, store=store)
+                         git_merge=not args.no_git_merge, store=store, keep_legacy=args.keep_legacy_hooks)
     if args.dry_run:
         lines = install.describe(root, steps) or ["nothing to change"]
         written = []
@@ -79,14 +85,15 @@ def main():
         written = install.apply(root, store, steps) if steps else []
         lines = written or ["nothing to change: already %s" % ("uninstalled" if args.uninstall else "installed")]
     result = {"ok": True, "action": "uninstall" if args.uninstall else "install", "platform": args.platform,
-              "project": root, "dry_run": args.dry_run, "changes": lines if args.dry_run else written,
+              "project": root, "project_root": why, "dry_run": args.dry_run,
+              "changes": lines if args.dry_run else written,
               "changed": bool(steps), "next": next_steps(root, args.platform, args.uninstall),
               "runtime_status": "not verified: configured is not running; start a session, then run "
                                 "check_memory_3layer.py"}
     if args.json:
         cli.print_json(result)
     else:
-        for line in lines:
+        for line in [why] + lines:
             print(line)
         for line in result["next"]:
             print("next: " + line if not line.startswith(" ") else "      " + line)

@@ -1,19 +1,24 @@
 """Installing the skill into a project and wiring host hooks, without touching anything not ours.
 
-Ownership is explicit (as pre-commit does it): a copied skill folder carries INSTALL_MARKER, and a
-hook handler is ours when its command runs `skills/memory-3layer/hooks/run_hook.py`. Configs are
-merged, never overwritten: foreign hooks and keys keep their values and order, invalid JSON is
-refused untouched, the previous file is backed up under the store's state/, re-running changes
-nothing, and uninstall removes exactly our handlers and our copied skill.
+Ownership is explicit (as pre-commit does it): a copied skill folder carries INSTALL_MARKER (a
+hand-made copy identical to this release is adopted), and a hook handler is ours only when its
+command is one this installer generates (OUR_COMMANDS, or an earlier release's PAST_COMMANDS).
+Configs are edited in place (install_configs.py): foreign hooks and keys keep their bytes, invalid
+JSON is refused untouched, the previous file is backed up under the store's state/, re-running
+changes nothing, and uninstall puts back the exact original bytes when the file is as we left it
+(state/installs.json says which backup holds them), else removes exactly our handlers.
 """
-import difflib
 import filecmp
+import hashlib
 import json
 import os
+import shlex
 import shutil
+import stat
 
 from . import __version__
 from . import store as st
+from .install_configs import diff_text, edit_text, new_file_text, read_config  # noqa: F401 (status uses read_config)
 from .paths import StoreError, state_path
 
 SKILL_NAME = "memory-3layer"
@@ -21,18 +26,28 @@ INSTALL_MARKER = ".installed-by-memory-3layer"
 COPIED = ("SKILL.md", "LICENSE", "scripts", "hooks", "references", ".memory-3layer-template")
 RUN_HOOK_TAIL = "skills/%s/hooks/run_hook.py" % SKILL_NAME
 GITIGNORE_LINE = ".memory-3layer/state/"
+COPY_GITIGNORE = "__pycache__/\n*.pyc\n"  # the copy is committed; byte-code is not
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MANIFEST = "installs.json"  # under state/: which backup holds each config's bytes from before install
 # (event, matcher or None, timeout seconds)
 EVENTS = (("SessionStart", "startup|resume|clear|compact", 30), ("PostToolUse", None, 10),
           ("PreCompact", "manual|auto", 30))
 # opt-in (--with-prompt-recall): the facts relevant to each prompt; kept by a later install, removed by uninstall
 PROMPT_RECALL = ("UserPromptSubmit --prompt-recall", None, 10)
+# The hooks of the original memory-3layer skill (wired in .claude/settings.json as `python
+# .claude/hooks/<script>`): replaced by ours unless --keep-legacy-hooks, their files never touched.
+LEGACY_HOOK_SCRIPTS = ("memory_loader.py", "memory_extractor.py", "pre_compact.py")
+_PROJECT_DIR_VARS = ("$CLAUDE_PROJECT_DIR/", "${CLAUDE_PROJECT_DIR}/", "./")
 
 
 class Host(object):
     def __init__(self, name, skill_dir, config, command):
         self.name, self.skill_dir, self.config, self.command = name, skill_dir, config, command
 
+
+# The command strings are pinned (evals/test_install.py): Codex trusts a hook by a sha256 of its
+# command, so any change makes every user's hooks "modified" and Codex skips them silently. A
+# change must move the old template into PAST_COMMANDS, so an upgrade still knows it as ours.
 
 def _claude_command(event):
     # Claude Code sets CLAUDE_PROJECT_DIR for every hook, whatever the session's cwd.
@@ -55,11 +70,76 @@ HOSTS = {
                   _codex_command),
 }
 MANUAL_SKILL_DIR = os.path.join(".agents", "skills", SKILL_NAME)
+EVENT_ARGS = tuple(e for e, _m, _t in EVENTS + (PROMPT_RECALL,))
+# Commands earlier releases generated, as (host, template with %s for the event): none yet, the
+# commands have not changed since the first release.
+PAST_COMMANDS = ()
+OUR_COMMANDS = frozenset(HOSTS[h].command(e) for h in HOSTS for e in EVENT_ARGS)
+
+
+def past_commands():
+    return frozenset(template % e for _host, template in PAST_COMMANDS for e in EVENT_ARGS)
 
 
 def is_ours(handler):
+    """Exactly a command we generate (now or in an earlier release); a look-alike is not ours."""
+    command = handler.get("command") if isinstance(handler, dict) else None
+    return isinstance(command, str) and (command in OUR_COMMANDS or command in past_commands())
+
+
+def runs_our_hook(handler):
+    """Any command naming a memory-3layer run_hook.py: what check reports, never what we remove."""
     return isinstance(handler, dict) and isinstance(handler.get("command"), str) \
         and RUN_HOOK_TAIL in handler["command"]
+
+
+def is_legacy(handler, root=None):
+    """A handler running one of the original skill's .claude/hooks scripts, directly or through a
+    python interpreter: `python .claude/hooks/memory_loader.py`, `"$CLAUDE_PROJECT_DIR"/.claude/...`."""
+    command = handler.get("command") if isinstance(handler, dict) else None
+    if not isinstance(command, str) or handler.get("type", "command") != "command":
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    segments, current = [], []
+    for word in words:  # `cd "$CLAUDE_PROJECT_DIR" && python3 .claude/hooks/...` runs the last part
+        if word in ("&&", ";", "||"):
+            segments.append(current)
+            current = []
+        elif not word.startswith("-"):
+            current.append(word)
+    return any(_runs_legacy_script(seg, root) for seg in segments + [current])
+
+
+def _runs_legacy_script(words, root):
+    program = os.path.basename(words[0]) if words else ""
+    if len(words) > 1 and (program == "py" or program.startswith("python")):
+        words = words[1:]
+    if not words:
+        return False
+    script = words[0]
+    for prefix in _PROJECT_DIR_VARS + ((root.rstrip("/") + "/",) if root else ()):
+        if script.startswith(prefix):
+            script = script[len(prefix):]
+            break
+    return any(script == ".claude/hooks/" + name for name in LEGACY_HOOK_SCRIPTS)
+
+
+def handlers(data):
+    """(event, group index, handler index, group, handler) for every handler in a config."""
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+        for gi, group in enumerate(groups if isinstance(groups, list) else ()):
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                for hi, handler in enumerate(group["hooks"]):
+                    yield event, gi, hi, group, handler
+
+
+def legacy_handlers(config_data, root=None):
+    """[(event, command)] of the original skill's hooks still wired in a Claude config."""
+    return [(event, h["command"]) for event, _gi, _hi, _g, h in handlers(config_data) if is_legacy(h, root)]
 
 
 def our_groups(host, prompt_recall=False):
@@ -73,64 +153,42 @@ def our_groups(host, prompt_recall=False):
     return groups
 
 
-# --- config files ------------------------------------------------------------------------------
+# --- config data ---------------------------------------------------------------------------------
 
-def read_config(path):
-    """(parsed object, raw text or None, indent). Refuses anything we could not merge safely."""
-    from .safefs import read_bytes
-    raw = read_bytes(path, 16 * 1024 * 1024)  # UnsafePath (exit 2) for a linked config: never written through
-    if raw is None:
-        return {}, None, 2
-    try:
-        text = raw.decode("utf-8")
-        data = json.loads(text) if text.strip() else {}
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise StoreError("%s is not valid JSON (%s); nothing was written" % (path, exc),
-                         fix="fix the file by hand (or move it away), then run the installer again",
-                         exit_code=1, path=path)
-    if not isinstance(data, dict):
-        raise StoreError("%s holds a JSON %s, not an object; nothing was written" % (path, type(data).__name__),
-                         fix="make the top level a JSON object, then run the installer again", exit_code=1, path=path)
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
-        raise StoreError("%s has a \"hooks\" value this installer cannot merge into; nothing was written" % path,
-                         fix="\"hooks\" must map event names to lists of matcher groups", exit_code=1, path=path)
-    return data, text, _indent_of(text)
-
-
-def _indent_of(text):
-    for line in text.split("\n")[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            return "\t" if line[0] == "\t" else len(line) - len(stripped)
-    return 2
-
-
-def merged_config(data, host, prompt_recall=False):
-    """A copy of data with our groups added (once); foreign content keeps its order."""
+def merged_config(data, host, prompt_recall=False, drop_legacy_of=None):
+    """A copy of data with our groups added (once); foreign content keeps its order. drop_legacy_of:
+    the project root, to also drop the original skill's handlers (Claude only)."""
     out = json.loads(json.dumps(data))
     hooks = out.setdefault("hooks", {})
+    if drop_legacy_of:
+        for event in list(hooks):
+            if _strip(hooks[event], lambda h: is_legacy(h, drop_legacy_of)) and not hooks[event]:
+                del hooks[event]
     for event, group in our_groups(host, prompt_recall):
         groups = hooks.setdefault(event, [])
         wanted = group["hooks"][0]
         present = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if is_ours(h)]
         if present == [wanted] and any(g == group for g in groups):
             continue
-        _strip_ours(groups)  # an older or edited handler of ours is replaced, not duplicated
+        _strip(groups, is_ours)  # an older or edited handler of ours is replaced, not duplicated
         groups.append(group)
     return out
 
 
-def _strip_ours(groups):
+def _strip(groups, drop):
+    """Remove the handlers drop() picks from a list of groups (a group left empty goes); True if any."""
+    removed = False
     for group in list(groups):
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
             continue
-        kept = [h for h in group["hooks"] if not is_ours(h)]
+        kept = [h for h in group["hooks"] if not drop(h)]
         if len(kept) != len(group["hooks"]):
+            removed = True
             if kept:
                 group["hooks"] = kept
             else:
                 groups.remove(group)
+    return removed
 
 
 def stripped_config(data):
@@ -141,7 +199,7 @@ def stripped_config(data):
         return out
     for event in list(hooks):
         before = len(hooks[event])
-        _strip_ours(hooks[event])
+        _strip(hooks[event], is_ours)
         if before and not hooks[event]:
             del hooks[event]
     if not hooks and "hooks" in data and data["hooks"]:
@@ -149,13 +207,67 @@ def stripped_config(data):
     return out
 
 
-def dump_config(data, indent):
-    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+def _codex_trust_pairs(data):
+    """The (key, hash) Codex records when our handlers are trusted: a change means re-trusting."""
+    from .status import codex_trust_key_and_hash
+    return {codex_trust_key_and_hash("hooks.json", e, gi, hi, g, h)
+            for e, gi, hi, g, h in handlers(data) if is_ours(h)}
 
 
-def diff_text(path, old_text, new_text):
-    return "".join(difflib.unified_diff((old_text or "").splitlines(True), new_text.splitlines(True),
-                                        "a/" + path, "b/" + path))
+# --- the install manifest: exact bytes back on uninstall ---------------------------------------
+
+def _sha(text):
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_manifest(store):
+    """{config rel path: entry}; a missing, linked or unreadable manifest is empty (uninstall then strips)."""
+    from .safefs import read_bytes
+    try:
+        raw = read_bytes(state_path(store, MANIFEST), 1024 * 1024)
+        data = json.loads(raw.decode("utf-8")) if raw else {}
+    except (StoreError, ValueError, UnicodeDecodeError):
+        return {}
+    configs = data.get("configs") if isinstance(data, dict) else None
+    return {k: v for k, v in configs.items() if isinstance(v, dict)} if isinstance(configs, dict) else {}
+
+
+def _original_text(store, entry):
+    """The bytes a config had before install, from its backup, when the backup is intact; else False."""
+    from .safefs import read_bytes
+    if entry.get("existed") is False:
+        return None
+    name = entry.get("backup")
+    if not isinstance(name, str) or not name.startswith("backups/") or "/" in name[8:] or name[8:] in ("", ".", ".."):
+        return False
+    try:
+        raw = read_bytes(state_path(store, os.path.join("backups", name[8:])), 16 * 1024 * 1024)
+        text = raw.decode("utf-8") if raw is not None else None
+    except (StoreError, UnicodeDecodeError):
+        return False
+    return text if text is not None and _sha(text) == entry.get("original_sha256") else False
+
+
+def _manifest_entry(manifest, rel, text, data, backup, new_text):
+    """What install records for a config it writes: the original stays the one from before the
+    first install while the file is as we left it; a file someone edited since starts afresh only
+    when it holds no handler of ours (else no exact restore is possible)."""
+    entry = manifest.get(rel)
+    if entry and entry.get("written_sha256") == _sha(text):
+        entry = dict(entry)
+    elif text is None:
+        entry = {"existed": False, "backup": None, "original_sha256": None}
+    elif not any(is_ours(h) for _e, _gi, _hi, _g, h in handlers(data)):
+        entry = {"existed": True, "backup": backup, "original_sha256": _sha(text)}
+    else:
+        return None
+    entry["written_sha256"] = _sha(new_text)
+    return entry
+
+
+def _write_manifest(store, manifest):
+    body = {"schema": "memory-3layer/installs@1", "configs": manifest}
+    st.atomic_write_bytes(state_path(store, MANIFEST), (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
 
 # --- the skill folder --------------------------------------------------------------------------
@@ -165,15 +277,83 @@ def _marker_path(folder):
 
 
 def check_skill_target(target):
-    """Refuse a folder of our name that this installer did not make."""
+    """None when target is absent or ours; "adopt" for a hand-made copy identical to this release;
+    anything else at our name is refused."""
     if os.path.islink(target):
         raise StoreError("%s is a symbolic link; refusing to replace it" % target,
                          fix="remove the link or install by hand", exit_code=1, path=target)
-    if os.path.exists(target) and not os.path.isfile(_marker_path(target)):
-        raise StoreError("cowardly refusing to replace %s: it was not installed by memory-3layer's installer "
-                         "(no %s inside)" % (target, INSTALL_MARKER),
-                         fix="move that folder away (or delete it if it is an old manual copy), then run "
-                             "the installer again", exit_code=1, path=target)
+    if not os.path.exists(target) or os.path.isfile(_marker_path(target)):
+        return None
+    differs = hand_copy_differences(target)
+    if not differs:
+        return "adopt"
+    raise StoreError("cowardly refusing to replace %s: it was not installed by memory-3layer's installer "
+                     "(no %s inside) and is not a copy of this release (%s)"
+                     % (target, INSTALL_MARKER, "; ".join(differs)),
+                     fix="move that folder away (or delete it if it is an old manual copy), then run "
+                         "the installer again", exit_code=1, path=target)
+
+
+def hand_copy_differences(target, limit=5000):
+    """Why a folder without our marker is not an unmodified copy of this source tree ([] when it is):
+    SKILL.md names memory-3layer, and every file (byte-code aside) is a regular file identical to
+    the file at the same path here; files may be missing (a copy without evals/ is adopted, and so
+    is one with it). Only this release is matched: an older copy differs and is refused."""
+    from .safefs import read_regular
+    from .status import parse_front_matter
+    skill_md = os.path.join(target, "SKILL.md")
+    try:
+        raw = None if os.path.islink(skill_md) else read_regular(skill_md, 65536)
+        front = parse_front_matter(raw.decode("utf-8"))[0] if raw else None
+    except (OSError, UnicodeDecodeError):
+        front = None
+    if not isinstance(front, dict) or front.get("name") != SKILL_NAME:
+        return ["its SKILL.md does not say name: %s" % SKILL_NAME]
+    differs, seen = [], 0
+    for folder, dirs, files in os.walk(target):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, target)
+            seen += 1
+            if seen > limit:
+                return differs + ["more than %d files" % limit]
+            if name.endswith(".pyc") and not os.path.islink(path):
+                continue
+            if not _same_regular_file(path, os.path.join(SOURCE_ROOT, rel), rel):
+                differs.append("%s differs" % rel)
+                if len(differs) >= 5:
+                    return differs + ["..."]
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+    return differs
+
+
+def _same_regular_file(path, source, rel):
+    try:
+        mine = os.lstat(path)
+        if not stat.S_ISREG(mine.st_mode):
+            return False
+        if rel == ".gitignore":  # the one file our installer writes into a copy
+            with open(path, "rb") as fh:
+                if fh.read(len(COPY_GITIGNORE) + 1) == COPY_GITIGNORE.encode():
+                    return True
+        theirs = os.lstat(source)
+        return stat.S_ISREG(theirs.st_mode) and mine.st_size == theirs.st_size \
+            and filecmp.cmp(path, source, shallow=False)
+    except OSError:
+        return False
+
+
+def adopt_skill(target):
+    """Write our marker into a hand-made copy (checked identical to this release), making it ours."""
+    st.atomic_write_bytes(_marker_path(target), _marker_bytes(adopted=True))
+
+
+def _marker_bytes(adopted=False):
+    data = {"name": SKILL_NAME, "version": __version__, "installed_by": "hooks/install_hooks.py"}
+    if adopted:
+        data["adopted"] = "a hand-made copy identical to this release"
+    return (json.dumps(data) + "\n").encode()
 
 
 def skill_up_to_date(target):
@@ -214,11 +394,10 @@ def copy_skill(target):
             shutil.copytree(src, os.path.join(staging, name), ignore=ignore)
         elif os.path.isfile(src):
             shutil.copy2(src, os.path.join(staging, name))
-    with open(os.path.join(staging, ".gitignore"), "w") as fh:  # the copy is committed; byte-code is not
-        fh.write("__pycache__/\n*.pyc\n")
-    with open(_marker_path(staging), "w") as fh:
-        json.dump({"name": SKILL_NAME, "version": __version__, "installed_by": "hooks/install_hooks.py"}, fh)
-        fh.write("\n")
+    with open(os.path.join(staging, ".gitignore"), "w") as fh:
+        fh.write(COPY_GITIGNORE)
+    with open(_marker_path(staging), "wb") as fh:
+        fh.write(_marker_bytes())
     old = None
     if os.path.exists(target):
         old = os.path.join(parent, ".%s.old-%d" % (SKILL_NAME, os.getpid()))
@@ -230,33 +409,27 @@ def copy_skill(target):
 
 # --- the whole job -----------------------------------------------------------------------------
 
-def plan(root, platform, uninstall, prompt_recall=False, git_merge=True, store=None):
+def plan(root, platform, uninstall, prompt_recall=False, git_merge=True, store=None, keep_legacy=False):
     """What to do, as a list of steps; nothing is written. Raises StoreError on a refusal. git_merge:
-    in a git repository, wire the merge driver too (git_merge.py)."""
+    in a git repository, wire the merge driver too (git_merge.py). keep_legacy: leave the original
+    skill's Claude hooks wired."""
+    store = store or os.path.join(root, ".memory-3layer")
     hosts = [HOSTS[p] for p in (("claude", "codex") if platform == "both" else (platform,)) if p in HOSTS]
+    manifest = read_manifest(store) if os.path.isdir(store) else {}
     steps = []
     for host in hosts:
-        target = os.path.join(root, host.skill_dir)
-        config_path = os.path.join(root, host.config)
-        data, text, indent = read_config(config_path)
-        new = stripped_config(data) if uninstall else merged_config(data, host, prompt_recall)
-        if uninstall and new == {} and data != {}:
-            steps.append(("remove-config", host.config, data, text))  # it held only our hooks
-        elif new != data or (text is None and not uninstall):
-            steps.append(("config", host.config, data, text, dump_config(new, indent)))
+        steps.extend(_config_steps(root, store, host, uninstall, prompt_recall, keep_legacy, manifest))
+    skills = [h.skill_dir for h in hosts] + ([MANUAL_SKILL_DIR] if platform == "manual" and not uninstall else [])
+    for rel in skills:
+        target = os.path.join(root, rel)
+        if uninstall and not os.path.exists(target):
+            continue
+        if check_skill_target(target) == "adopt":
+            steps.append(("adopt-skill", rel))
         if uninstall:
-            if os.path.exists(target):
-                check_skill_target(target)
-                steps.append(("remove-skill", host.skill_dir))
-        else:
-            check_skill_target(target)
-            if os.path.abspath(target) != SOURCE_ROOT and not skill_up_to_date(target):
-                steps.append(("copy-skill", host.skill_dir))
-    if platform == "manual" and not uninstall:
-        target = os.path.join(root, MANUAL_SKILL_DIR)
-        check_skill_target(target)
-        if os.path.abspath(target) != SOURCE_ROOT and not skill_up_to_date(target):
-            steps.append(("copy-skill", MANUAL_SKILL_DIR))
+            steps.append(("remove-skill", rel))
+        elif os.path.abspath(target) != SOURCE_ROOT and not skill_up_to_date(target):
+            steps.append(("copy-skill", rel))
     if not uninstall:
         gitignore = os.path.join(root, ".gitignore")
         current = st.read_text(gitignore) or ""
@@ -265,7 +438,50 @@ def plan(root, platform, uninstall, prompt_recall=False, git_merge=True, store=N
     if git_merge:
         from . import git_merge as gm
         skill = MANUAL_SKILL_DIR if platform == "manual" else hosts[0].skill_dir
-        steps.extend(gm.plan(root, store or os.path.join(root, ".memory-3layer"), os.path.join(root, skill), uninstall))
+        steps.extend(gm.plan(root, store, os.path.join(root, skill), uninstall))
+    return steps
+
+
+def _config_steps(root, store, host, uninstall, prompt_recall, keep_legacy, manifest):
+    rel = host.config
+    key = rel.replace(os.sep, "/")
+    data, text, _style = read_config(os.path.join(root, rel))
+    steps = []
+    if uninstall:
+        entry = manifest.get(key)
+        original = _original_text(store, entry) if entry and entry.get("written_sha256") == _sha(text) else False
+        if original is not False:  # the file is as we left it: its bytes from before install come back
+            return [("restore-config", rel, data, text, original)]
+        new = stripped_config(data)
+        if new == {} and data != {}:
+            return [("remove-config", rel, data, text)]  # it held only our hooks
+        new_text = edit_text(text, data, new)
+        return [("config", rel, data, text, new_text, None)] if new_text != text else []
+    legacy = legacy_handlers(data, root) if host.name == "claude" else []
+    new = merged_config(data, host, prompt_recall, drop_legacy_of=None if keep_legacy else root)
+    new_text = new_file_text(new) if text is None else edit_text(text, data, new)
+    if new_text != text:
+        steps.append(("config", rel, data, text, new_text, key))
+    shown = "; ".join("%s `%s`" % (event, command) for event, command in legacy)
+    if legacy and keep_legacy:
+        steps.append(("note", rel, "kept the original memory-3layer's hooks (--keep-legacy-hooks): %s. Both "
+                      "memory systems now run in Claude Code" % shown))
+    elif legacy:
+        steps.append(("note", rel, "replaced the original memory-3layer's hooks in %s: %s (the previous file "
+                      "is in the backup). Their scripts in .claude/hooks/ and the old memory in .claude/memory/ "
+                      "were left in place: bring its facts over with scripts/migrate_legacy_memory.py "
+                      "(--dry-run first), then delete them by hand" % (rel, shown)))
+    for _e, _gi, _hi, _g, handler in handlers(new):
+        if runs_our_hook(handler) and not is_ours(handler):
+            steps.append(("note", rel, "kept a handler in %s that runs a memory-3layer run_hook.py but is not a "
+                          "command this installer writes: `%s`. Remove it by hand if it duplicates ours"
+                          % (rel, handler["command"])))
+    if host.name == "codex":
+        before = _codex_trust_pairs(data)
+        if before - _codex_trust_pairs(new):
+            steps.append(("note", rel, "the memory-3layer handlers in %s changed (an upgrade or a move): Codex "
+                          "now sees them as modified and skips them until they are trusted again: in the Codex "
+                          "TUI run /hooks and trust them" % rel))
     return steps
 
 
@@ -277,28 +493,36 @@ def apply(root, store, steps):
             st.init_store(store)
         done.append("created %s/ from the template" % os.path.relpath(store, root))
     with st.StoreLock(store):
+        manifest, changed = read_manifest(store), False
         stamp = st.utc_now().strftime("%Y%m%dT%H%M%SZ")
         for step in steps:
             kind, rel = step[0], step[1]
             path = os.path.join(root, rel)
-            if kind in ("config", "remove-config"):
-                old_text = step[3]
-                if old_text is not None:
-                    name = "%s.%s" % (rel.replace(os.sep, "-").lstrip(".-"), stamp)
-                    backup = state_path(store, os.path.join("backups", name))
-                    n = 1
-                    while os.path.exists(backup):
-                        n += 1
-                        backup = state_path(store, os.path.join("backups", "%s.%d" % (name, n)))
-                    st.atomic_write_bytes(backup, old_text.encode("utf-8"))
-                    done.append("backed up %s to %s" % (rel, os.path.relpath(backup, root)))
+            if kind in ("config", "remove-config", "restore-config"):
+                backup = _backup(root, store, rel, step[3], stamp, done)
+                key = rel.replace(os.sep, "/")
+                entry = _manifest_entry(manifest, key, step[3], step[2], backup, step[4]) \
+                    if kind == "config" and step[5] else None
+                changed = changed or key in manifest or entry is not None
+                manifest.pop(key, None)
+                if entry is not None:
+                    manifest[key] = entry
                 if kind == "config":
                     st.atomic_write_bytes(path, step[4].encode("utf-8"))
                     done.append("wrote %s" % rel)
+                elif kind == "restore-config" and step[4] is not None:
+                    st.atomic_write_bytes(path, step[4].encode("utf-8"))
+                    done.append("restored %s to its exact bytes from before the install" % rel)
                 else:
                     os.unlink(path)
                     _remove_empty_parents(root, path)
-                    done.append("removed %s (it held only memory-3layer hooks)" % rel)
+                    done.append("removed %s (%s)" % (rel, "it held only memory-3layer hooks" if kind == "remove-config"
+                                                     else "it did not exist before the install"))
+            elif kind == "note":
+                done.append(step[2])
+            elif kind == "adopt-skill":
+                adopt_skill(path)
+                done.append("adopted %s/: a hand-made copy identical to this release (wrote %s)" % (rel, INSTALL_MARKER))
             elif kind == "copy-skill":
                 copy_skill(path)
                 done.append("copied the skill to %s/" % rel)
@@ -314,7 +538,23 @@ def apply(root, store, steps):
                 sep = "" if not current or current.endswith("\n") else "\n"
                 st.atomic_write_bytes(path, (current + sep + GITIGNORE_LINE + "\n").encode("utf-8"))
                 done.append("added %s to .gitignore" % GITIGNORE_LINE)
+        if changed:
+            _write_manifest(store, manifest)
     return done
+
+
+def _backup(root, store, rel, old_text, stamp, done):
+    """Save a config's current bytes under state/backups/; returns "backups/<name>" (None: no file)."""
+    if old_text is None:
+        return None
+    name = "%s.%s" % (rel.replace(os.sep, "-").lstrip(".-"), stamp)
+    backup, n = state_path(store, os.path.join("backups", name)), 1
+    while os.path.lexists(backup):
+        n += 1
+        backup = state_path(store, os.path.join("backups", "%s.%d" % (name, n)))
+    st.atomic_write_bytes(backup, old_text.encode("utf-8"))
+    done.append("backed up %s to %s" % (rel, os.path.relpath(backup, root)))
+    return "backups/" + os.path.basename(backup)
 
 
 def _remove_empty_parents(root, path):
@@ -336,6 +576,14 @@ def describe(root, steps):
         if kind == "config":
             lines.append("would write %s:" % rel)
             lines.append(diff_text(rel, step[3], step[4]).rstrip("\n"))
+        elif kind == "restore-config":
+            lines.append("would %s %s (as it was before the install):" % ("restore" if step[4] is not None
+                                                                        else "remove", rel))
+            lines.append(diff_text(rel, step[3], step[4]).rstrip("\n"))
+        elif kind == "note":
+            lines.append("would have: " + step[2])
+        elif kind == "adopt-skill":
+            lines.append("would adopt %s/ (a hand-made copy identical to this release)" % rel)
         elif kind == "copy-skill":
             lines.append("would copy the skill to %s/" % rel)
         elif kind == "remove-skill":

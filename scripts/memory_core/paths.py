@@ -60,14 +60,13 @@ def _walk_up(start, name):
 
 
 def find_project_root(project_dir=None, cwd=None, store_name=None):
-    """Return (root, how). An explicit project dir wins as given; otherwise the nearest ancestor
-    holding a store, then the git top level, then the cwd (SPEC.md, The store)."""
+    """Return (root, how). Without --project-dir: the nearest ancestor of the cwd holding a store,
+    then the git top level, then the cwd (SPEC.md, The store). --project-dir P is resolved the same
+    way from P, so a subfolder of a monorepo finds the one store, but bounded: the store is looked
+    for only up to P's git top level (or, outside git, not at the home folder or the file-system
+    root, where a stray store would capture every project), and P itself is the root otherwise."""
     if project_dir:
-        root = os.path.abspath(os.path.expanduser(project_dir))
-        if not os.path.isdir(root):
-            raise StoreError("project dir %s does not exist or is not a folder" % root,
-                             fix="pass --project-dir with an existing project folder", path=root)
-        return root, "--project-dir"
+        return _root_for_project_dir(project_dir, store_name or STORE_DIRNAME)
     start = os.path.abspath(cwd or os.getcwd())
     found = _walk_up(start, store_name or STORE_DIRNAME)
     if found:
@@ -76,6 +75,27 @@ def find_project_root(project_dir=None, cwd=None, store_name=None):
     if found:
         return found, "git top level"
     return start, "current directory"
+
+
+def _root_for_project_dir(project_dir, store_name):
+    given = os.path.abspath(os.path.expanduser(project_dir))
+    if not os.path.isdir(given):
+        raise StoreError("project dir %s does not exist or is not a folder" % given,
+                         fix="pass --project-dir with an existing project folder", path=given)
+    git_top = _walk_up(given, ".git")
+    cur = given
+    while True:
+        if os.path.lexists(os.path.join(cur, store_name)):
+            if cur == given:
+                return given, "--project-dir"
+            if git_top or (cur != os.path.expanduser("~") and os.path.dirname(cur) != cur):
+                return cur, "existing store above %s" % given
+        if cur == (git_top or "") or os.path.dirname(cur) == cur:
+            break
+        cur = os.path.dirname(cur)
+    if git_top and git_top != given:
+        return git_top, "git top level of %s" % given
+    return given, "--project-dir"
 
 
 def store_relpath(env=None):

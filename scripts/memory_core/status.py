@@ -294,7 +294,7 @@ def _our_handlers(config_path):
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 continue
             for hi, handler in enumerate(group["hooks"]):
-                if install.is_ours(handler):
+                if install.runs_our_hook(handler):  # an edited one too (Codex: "modified"); the installer owns exact ones
                     found.append((event, gi, hi, group, handler))
     return found, None
 
@@ -438,6 +438,14 @@ def adapter_status(root, env):
             entries.append(entry("finding", "%s %s" % (name, host.config), error, "fix the file by hand"))
             info["configured"] = None
             continue
+        try:
+            legacy = install.legacy_handlers(install.read_config(config)[0], root) if name == "claude" else []
+        except StoreError:
+            legacy = []
+        for event, command in legacy:  # the original skill's hooks: both memory systems would run
+            entries.append(entry("finding", "claude legacy %s hook" % event, "%s still runs the original memory-3layer's "
+                                 "`%s`" % (host.config, command), "python3 hooks/install_hooks.py --project-dir %s "
+                                 "--platform claude (replaces it, with a backup); then migrate_legacy_memory.py" % root))
         if not handlers:
             what = "not configured" if os.path.isfile(config) or not os.path.isdir(os.path.join(root, host.skill_dir)) \
                 else "skill copied but no hooks"
