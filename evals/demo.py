@@ -26,6 +26,7 @@ def step(title, script, *args, stdin=None):
     for line in proc.stdout.rstrip().split("\n"):
         print("  | " + line)
     print("  exit %d" % proc.returncode)
+    step.output = proc.stdout
     return proc.returncode
 
 
@@ -65,8 +66,13 @@ def main():
         step("what Claude Code's SessionStart hook hands the model (JSON, exit 0 always)", "run_hook.py",
              "SessionStart", "--host", "claude", "--project-dir", project,
              stdin='{"session_id": "demo", "source": "startup", "cwd": "%s"}' % project.replace("\\", "/")),
+        step("check: the hook piped in by hand is a manual run, never 'verified' (only a session in the host "
+             "verifies it); exit 1 until one runs", "check_memory_3layer.py", *p),
     ]
-    expected = [0, 0, 1, 0, 1, 0, 0, 0, 0, 0]
+    expected = [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1]
+    if "claude SessionStart: manual run" not in step.output:
+        print("demo FAILED: check did not report the hand-run SessionStart as a manual run")
+        return 1
     print("\ndemo project: %s" % project)
     if not args.keep:
         shutil.rmtree(project, ignore_errors=True)

@@ -325,12 +325,24 @@ def codex_trust_hooks(project, codex_home):
 
 INSTALLER = REPO / "hooks" / "install_hooks.py"
 RECORDER = REPO / "scripts" / "record_memory.py"
+CHECKER = REPO / "scripts" / "check_memory_3layer.py"
 
 
 def run_project_script(script, *args, home, timeout=60):
     """Run one of the skill's scripts with the test interpreter; returns a Result."""
     return run_bounded([sys.executable, str(script)] + [str(a) for a in args], REPO,
                        scratch_env(home), timeout=timeout)
+
+
+def runtime_status(project, home, codex_home=None):
+    """check_memory_3layer.py --json's runtime_status hosts: {host: {event: {"status": ..., ...}}}, with
+    CODEX_HOME set for Codex (the check reads its trusts there)."""
+    env = scratch_env(home, **({"CODEX_HOME": str(codex_home)} if codex_home else {}))
+    res = run_bounded([sys.executable, str(CHECKER), "--project-dir", str(project), "--json"], REPO, env, timeout=60)
+    try:
+        return json.loads(res.stdout)["runtime_status"]["hosts"]
+    except (ValueError, KeyError):
+        raise AssertionError("check_memory_3layer.py gave no report:\n" + res.describe())
 
 
 def install_hooks(project, platform, home, *flags):

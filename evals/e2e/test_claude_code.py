@@ -67,6 +67,17 @@ class ClaudeCodeProject(unittest.TestCase):
         return ("\n--- hook-runs.jsonl\n%s\n--- fake API requests\n%s"
                 % ("\n".join(json.dumps(r) for r in hosts.hook_runs(self.project)), self.api.describe(limit=300)))
 
+    def assert_verified(self, *events):
+        """Every claude run so far carries Claude Code's own evidence (its hook environment holds
+        CLAUDECODE=1 and CLAUDE_CODE_SESSION_ID equal to the payload's session_id), and the check calls
+        each of events verified."""
+        runs = [r for r in self.runs() if r.get("host") == "claude"]
+        self.assertTrue(runs, "no claude run" + self.context())
+        self.assertEqual({r.get("evidence") for r in runs}, {"claude-env"}, self.context())
+        found = hosts.runtime_status(self.project, self.home)["claude"]
+        for event in events:
+            self.assertEqual(found[event]["status"], "verified", found[event])
+
 
 class ClaudeCodeSessionStartTest(ClaudeCodeProject):
     def test_installed_settings_hold_the_three_hooks(self):
@@ -85,6 +96,7 @@ class ClaudeCodeSessionStartTest(ClaudeCodeProject):
         self.assertEqual(starts[-1].get("outcome"), "ok", starts[-1])
         self.assertTrue(starts[-1].get("time"), starts[-1])
         self.assertEqual(starts[-1].get("session_id"), out.get("session_id"))
+        self.assert_verified("SessionStart")
         bodies = self.api.bodies()
         self.assertTrue(bodies, "the fake API got no model request" + self.context())
         hits = [b for b in bodies if self.marker in b]
@@ -106,6 +118,7 @@ class ClaudeCodePromptRecallTest(ClaudeCodeProject):
         self.assertEqual(prompts[-1].get("outcome"), "ok", prompts[-1])
         self.assertNotIn("reason", prompts[-1])  # opted in: it answered
         self.assertEqual(prompts[-1].get("session_id"), out.get("session_id"))
+        self.assert_verified("SessionStart", "UserPromptSubmit")
         hits = [b for b in self.api.bodies() if "relevant to this prompt" in b]
         self.assertTrue(hits, "the prompt recall never reached the model" + self.context())
         text = fake_api.text_of(json.loads(hits[0]).get("messages"))
@@ -130,6 +143,7 @@ class ClaudeCodeToolAndCompactTest(ClaudeCodeProject):
         self.assertEqual(post[-1].get("outcome"), "ok", post[-1])
         touched = hosts.touched_files(self.project, sid)
         self.assertIn(self.touched_name, touched, "PostToolUse did not record the file" + self.context())
+        self.assert_verified("SessionStart", "PostToolUse")
         # Tool output is never persisted.
         state_dir = self.project / ".memory-3layer" / "state"
         for path in state_dir.iterdir():
@@ -149,6 +163,8 @@ class ClaudeCodeToolAndCompactTest(ClaudeCodeProject):
         self.assertIn(("PreCompact", "ok"), events, res.describe() + self.context())
         after_pre = events[events.index(("PreCompact", "ok")) + 1:]
         self.assertIn(("SessionStart", "ok"), after_pre, "no SessionStart after PreCompact" + self.context())
+        self.assertEqual({r.get("session_id") for r in new_runs}, {sid}, self.context())  # --resume keeps the id
+        self.assert_verified("SessionStart", "PostToolUse", "PreCompact")
 
         # PreCompact saved the minimal state of this session.
         entry = (hosts.session_state(self.project) or {}).get("sessions", {}).get(sid)

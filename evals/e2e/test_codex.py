@@ -74,6 +74,17 @@ class CodexProject(unittest.TestCase):
                 % (res.describe(1500) if res else "",
                    "\n".join(json.dumps(r) for r in hosts.hook_runs(self.project)), self.api.describe(limit=200)))
 
+    def assert_verified(self, *events):
+        """Every codex run so far carries Codex's own evidence (the payload's transcript_path, named after
+        the session, already a regular file under $CODEX_HOME/sessions/ when the hook runs: SessionStart
+        included), and the check calls each of events verified."""
+        runs = [r for r in self.runs() if r.get("host") == "codex"]
+        self.assertTrue(runs, "no codex run" + self.context())
+        self.assertEqual({r.get("evidence") for r in runs}, {"codex-transcript"}, self.context())
+        found = hosts.runtime_status(self.project, self.home, codex_home=self.home)["codex"]
+        for event in events:
+            self.assertEqual(found[event]["status"], "verified", found[event])
+
     def developer_texts(self, since=0):
         """Text of every developer message in the model requests since `since`."""
         out = []
@@ -100,6 +111,7 @@ class CodexPromptRecallTest(CodexProject):
         self.assertNotIn("reason", prompts[-1])
         recalls = [t for t in self.developer_texts(before) if "relevant to this prompt" in t]
         self.assertTrue(recalls, "the prompt recall never reached the model" + self.context(res))
+        self.assert_verified("SessionStart", "UserPromptSubmit")
         self.assertIn(self.marker, recalls[0])
 
 
@@ -123,6 +135,7 @@ class CodexSessionStartTest(CodexProject):
         self.assertEqual(starts[-1].get("outcome"), "ok", starts[-1])
         self.assertTrue(starts[-1].get("time"), starts[-1])
         self.assertEqual(starts[-1].get("session_id"), hosts.codex_thread_id(res))
+        self.assert_verified("SessionStart")
         self.assertTrue(self.api.any_body_contains(self.marker, before),
                         "the recorded fact never reached the model" + self.context(res))
         # It arrives as the hook's context: a developer message holding the fact.
@@ -189,6 +202,7 @@ class CodexToolAndCompactTest(CodexProject):
         self.assertEqual(post[-1].get("outcome"), "ok", post[-1])
         self.assertIn(self.touched_name, hosts.touched_files(self.project, sid),
                       "PostToolUse did not record the file" + self.context(res))
+        self.assert_verified("SessionStart", "PostToolUse")
         for path in (self.project / ".memory-3layer" / "state").iterdir():
             if path.is_file():  # tool input / output is never persisted
                 self.assertNotIn("hello from e2e", path.read_text(errors="replace"), path)
@@ -209,6 +223,7 @@ class CodexToolAndCompactTest(CodexProject):
         events = [(r.get("event"), r.get("outcome")) for r in self.runs(since=runs_before)]
         self.assertIn(("PreCompact", "ok"), events, self.context(res))
         self.assertIn(("SessionStart", "ok"), events[events.index(("PreCompact", "ok")) + 1:], self.context(res))
+        self.assert_verified("SessionStart", "PostToolUse", "PreCompact")  # resumed and compacted: the same transcript
 
         entry = (hosts.session_state(self.project) or {}).get("sessions", {}).get(sid)
         self.assertIsNotNone(entry, "PreCompact saved no state for %s" % sid)
