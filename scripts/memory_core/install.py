@@ -9,7 +9,6 @@ changes nothing, and uninstall puts back the exact original bytes when the file 
 (state/installs.json says which backup holds them), else removes exactly our handlers.
 """
 import filecmp
-import hashlib
 import json
 import os
 import shlex
@@ -18,7 +17,8 @@ import stat
 
 from . import __version__
 from . import store as st
-from .install_configs import diff_text, edit_text, new_file_text, read_config  # noqa: F401 (status uses read_config)
+from .install_configs import (diff_text, edit_text, manifest_entry, new_file_text, original_text,  # noqa: F401
+                              read_config, read_manifest, sha, write_manifest)  # (status uses read_config)
 from .paths import StoreError, state_path
 
 SKILL_NAME = "memory-3layer"
@@ -28,7 +28,6 @@ RUN_HOOK_TAIL = "skills/%s/hooks/run_hook.py" % SKILL_NAME
 GITIGNORE_LINE = ".memory-3layer/state/"
 COPY_GITIGNORE = "__pycache__/\n*.pyc\n"  # the copy is committed; byte-code is not
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MANIFEST = "installs.json"  # under state/: which backup holds each config's bytes from before install
 # (event, matcher or None, timeout seconds)
 EVENTS = (("SessionStart", "startup|resume|clear|compact", 30), ("PostToolUse", None, 10),
           ("PreCompact", "manual|auto", 30))
@@ -214,62 +213,6 @@ def _codex_trust_pairs(data):
             for e, gi, hi, g, h in handlers(data) if is_ours(h)}
 
 
-# --- the install manifest: exact bytes back on uninstall ---------------------------------------
-
-def _sha(text):
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_manifest(store):
-    """{config rel path: entry}; a missing, linked or unreadable manifest is empty (uninstall then strips)."""
-    from .safefs import read_bytes
-    try:
-        raw = read_bytes(state_path(store, MANIFEST), 1024 * 1024)
-        data = json.loads(raw.decode("utf-8")) if raw else {}
-    except (StoreError, ValueError, UnicodeDecodeError):
-        return {}
-    configs = data.get("configs") if isinstance(data, dict) else None
-    return {k: v for k, v in configs.items() if isinstance(v, dict)} if isinstance(configs, dict) else {}
-
-
-def _original_text(store, entry):
-    """The bytes a config had before install, from its backup, when the backup is intact; else False."""
-    from .safefs import read_bytes
-    if entry.get("existed") is False:
-        return None
-    name = entry.get("backup")
-    if not isinstance(name, str) or not name.startswith("backups/") or "/" in name[8:] or name[8:] in ("", ".", ".."):
-        return False
-    try:
-        raw = read_bytes(state_path(store, os.path.join("backups", name[8:])), 16 * 1024 * 1024)
-        text = raw.decode("utf-8") if raw is not None else None
-    except (StoreError, UnicodeDecodeError):
-        return False
-    return text if text is not None and _sha(text) == entry.get("original_sha256") else False
-
-
-def _manifest_entry(manifest, rel, text, data, backup, new_text):
-    """What install records for a config it writes: the original stays the one from before the
-    first install while the file is as we left it; a file someone edited since starts afresh only
-    when it holds no handler of ours (else no exact restore is possible)."""
-    entry = manifest.get(rel)
-    if entry and entry.get("written_sha256") == _sha(text):
-        entry = dict(entry)
-    elif text is None:
-        entry = {"existed": False, "backup": None, "original_sha256": None}
-    elif not any(is_ours(h) for _e, _gi, _hi, _g, h in handlers(data)):
-        entry = {"existed": True, "backup": backup, "original_sha256": _sha(text)}
-    else:
-        return None
-    entry["written_sha256"] = _sha(new_text)
-    return entry
-
-
-def _write_manifest(store, manifest):
-    body = {"schema": "memory-3layer/installs@1", "configs": manifest}
-    st.atomic_write_bytes(state_path(store, MANIFEST), (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
-
-
 # --- the skill folder --------------------------------------------------------------------------
 
 def _marker_path(folder):
@@ -449,7 +392,7 @@ def _config_steps(root, store, host, uninstall, prompt_recall, keep_legacy, mani
     steps = []
     if uninstall:
         entry = manifest.get(key)
-        original = _original_text(store, entry) if entry and entry.get("written_sha256") == _sha(text) else False
+        original = original_text(store, entry) if entry and entry.get("written_sha256") == sha(text) else False
         if original is not False:  # the file is as we left it: its bytes from before install come back
             return [("restore-config", rel, data, text, original)]
         new = stripped_config(data)
@@ -501,7 +444,8 @@ def apply(root, store, steps):
             if kind in ("config", "remove-config", "restore-config"):
                 backup = _backup(root, store, rel, step[3], stamp, done)
                 key = rel.replace(os.sep, "/")
-                entry = _manifest_entry(manifest, key, step[3], step[2], backup, step[4]) \
+                holds_ours = any(is_ours(h) for _e, _gi, _hi, _g, h in handlers(step[2]))
+                entry = manifest_entry(manifest, key, step[3], holds_ours, backup, step[4]) \
                     if kind == "config" and step[5] else None
                 changed = changed or key in manifest or entry is not None
                 manifest.pop(key, None)
@@ -539,7 +483,7 @@ def apply(root, store, steps):
                 st.atomic_write_bytes(path, (current + sep + GITIGNORE_LINE + "\n").encode("utf-8"))
                 done.append("added %s to .gitignore" % GITIGNORE_LINE)
         if changed:
-            _write_manifest(store, manifest)
+            write_manifest(store, manifest)
     return done
 
 

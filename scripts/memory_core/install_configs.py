@@ -6,13 +6,21 @@ exact bytes, an object or array that changed keeps its own separators and member
 values that are new are serialised, in the file's detected style (indent unit or compact one line,
 key and item separators, \\uXXXX escaping, CRLF). The result is parsed back and must equal the new
 data; if not (a file too irregular to edit), the whole file is re-serialised in the detected style.
+
+state/installs.json (the install manifest) names, per config, the backup of its bytes from before
+the first install and the sha256 of what we wrote: uninstall puts those bytes back exactly when the
+file still holds what we wrote.
 """
 import difflib
+import hashlib
 import json
+import os
 import re
 
-from .paths import StoreError
+from . import store as st
+from .paths import StoreError, state_path
 
+MANIFEST = "installs.json"  # under state/: which backup holds each config's bytes from before install
 _WS = " \t\r\n"
 _SCAN = json.JSONDecoder(strict=False).scan_once
 _ESCAPE = re.compile(r"(?:^|[^\\])(?:\\\\)*\\u([0-9a-fA-F]{4})")
@@ -102,6 +110,62 @@ def edit_text(text, old, new):
 def diff_text(path, old_text, new_text):
     return "".join(difflib.unified_diff((old_text or "").splitlines(True), (new_text or "").splitlines(True),
                                         "a/" + path, "b/" + path))
+
+
+# --- the install manifest: exact bytes back on uninstall ---------------------------------------
+
+def sha(text):
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_manifest(store):
+    """{config rel path: entry}; a missing, linked or unreadable manifest is empty (uninstall then strips)."""
+    from .safefs import read_bytes
+    try:
+        raw = read_bytes(state_path(store, MANIFEST), 1024 * 1024)
+        data = json.loads(raw.decode("utf-8")) if raw else {}
+    except (StoreError, ValueError, UnicodeDecodeError):
+        return {}
+    configs = data.get("configs") if isinstance(data, dict) else None
+    return {k: v for k, v in configs.items() if isinstance(v, dict)} if isinstance(configs, dict) else {}
+
+
+def original_text(store, entry):
+    """The bytes a config had before install, from its backup, when the backup is intact; else False."""
+    from .safefs import read_bytes
+    if entry.get("existed") is False:
+        return None
+    name = entry.get("backup")
+    if not isinstance(name, str) or not name.startswith("backups/") or "/" in name[8:] or name[8:] in ("", ".", ".."):
+        return False
+    try:
+        raw = read_bytes(state_path(store, os.path.join("backups", name[8:])), 16 * 1024 * 1024)
+        text = raw.decode("utf-8") if raw is not None else None
+    except (StoreError, UnicodeDecodeError):
+        return False
+    return text if text is not None and sha(text) == entry.get("original_sha256") else False
+
+
+def manifest_entry(manifest, rel, text, holds_ours, backup, new_text):
+    """What install records for a config it writes: the original stays the one from before the
+    first install while the file is as we left it; a file someone edited since starts afresh only
+    when it holds no handler of ours (else no exact restore is possible)."""
+    entry = manifest.get(rel)
+    if entry and entry.get("written_sha256") == sha(text):
+        entry = dict(entry)
+    elif text is None:
+        entry = {"existed": False, "backup": None, "original_sha256": None}
+    elif not holds_ours:
+        entry = {"existed": True, "backup": backup, "original_sha256": sha(text)}
+    else:
+        return None
+    entry["written_sha256"] = sha(new_text)
+    return entry
+
+
+def write_manifest(store, manifest):
+    body = {"schema": "memory-3layer/installs@1", "configs": manifest}
+    st.atomic_write_bytes(state_path(store, MANIFEST), (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
 
 # --- a JSON reader that remembers where each value is ---------------------------------------------
