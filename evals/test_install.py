@@ -379,6 +379,11 @@ class OwnershipTest(InstallCase):
         self.assertEqual(session[:3], groups)
         self.assertEqual(len(session), 4)
         self.assertEqual(sum("is not a command this installer writes" in line for line in out["changes"]), 3)
+        before = snapshot(self.project)
+        code, out = self.install("--platform", "claude", "--no-git-merge")  # said again, nothing changed
+        self.assertEqual((code, out["changed"]), (0, False))
+        self.assertEqual(sum("is not a command this installer writes" in line for line in out["changes"]), 3)
+        self.assertEqual(before, snapshot(self.project))
         (self.store / "state" / "installs.json").unlink()  # no exact restore: strip only ours
         self.install("--platform", "claude", "--uninstall", "--no-git-merge")
         self.assertEqual((self.project / ".claude/settings.json").read_text(), original)

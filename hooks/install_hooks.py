@@ -78,16 +78,19 @@ def main():
     why = "project root: %s (%s)" % (root, "as given" if how == "--project-dir" else how)
     steps = install.plan(root, args.platform, args.uninstall, args.with_prompt_recall,
                          git_merge=not args.no_git_merge, store=store, keep_legacy=args.keep_legacy_hooks)
+    changed = any(step[0] != "note" for step in steps)  # a note alone (a kept look-alike) changes nothing
     if args.dry_run:
         lines = install.describe(root, steps) or ["nothing to change"]
         written = []
+    elif changed:
+        written = lines = install.apply(root, store, steps)
     else:
-        written = install.apply(root, store, steps) if steps else []
-        lines = written or ["nothing to change: already %s" % ("uninstalled" if args.uninstall else "installed")]
+        written = lines = [step[2] for step in steps] + [
+            "nothing to change: already %s" % ("uninstalled" if args.uninstall else "installed")]
     result = {"ok": True, "action": "uninstall" if args.uninstall else "install", "platform": args.platform,
               "project": root, "project_root": why, "dry_run": args.dry_run,
               "changes": lines if args.dry_run else written,
-              "changed": bool(steps), "next": next_steps(root, args.platform, args.uninstall),
+              "changed": changed, "next": next_steps(root, args.platform, args.uninstall),
               "runtime_status": "not verified: configured is not running; start a session, then run "
                                 "check_memory_3layer.py"}
     if args.json:
