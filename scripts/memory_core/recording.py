@@ -71,8 +71,9 @@ def _rel(root, path):
 
 def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="user", inferred=False,
                 redact=False, promote=False, confirmed=False, keep_both=False, supersedes=(), anchors=(),
-                force_surface=False, dry_run=False):
-    """Record one fact. Returns the action summary dict; raises StoreError / Refusal."""
+                force_surface=False, dry_run=False, item_id=None):
+    """Record one fact. Returns the action summary dict; raises StoreError / Refusal. item_id: the id to
+    give it instead of the one derived from its text (an import keeps a free id it was given)."""
     fact = validate_text(fact)
     source = validate_options(topic, category, source)
     if promote and not confirmed:
@@ -96,7 +97,7 @@ def record_fact(root, store, fact, topic=DEFAULT_TOPIC, category=None, source="u
         from .anchors import make_anchors
         anchors = make_anchors(root, store, anchors)
         result["anchors"] = anchors
-    item_id = fact_id(topic, fact)
+    item_id = item_id or fact_id(topic, fact)
     result["id"] = item_id
 
     if dry_run:
@@ -140,6 +141,7 @@ def _classify(fact, config, extra, category, force_surface, inferred, result):
                           fix="%s; if it really is a lasting fact, record it with --force-surface" % ADVICE[surface],
                           classification=verdict)
         result["notes"].append("recorded although it reads as a %s (--force-surface)" % surface)
+        result["decisions"] = ["force-surface"]  # stored on the item, so an export carries it
     if category is None:
         category = surface if surface in CATEGORIES else "fact"
     return category
@@ -200,7 +202,7 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
     if not supersedes:  # with --supersedes, after the ids are checked (below)
         meant_dup, meant_conflicts = _judged(store, fact, topic, supersedes, keep_both, write, extra, vocab)
     if write and not supersedes and not promote and meant_dup is None and not meant_conflicts:
-        new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors)
+        new_item = _new_item(item_id, fact, category, source, inferred, now, (), anchors, result.get("decisions"))
         grown = _fast_append(root, store, topic, items_path, new_item, now, daily_text, result)
         if grown is not None:
             _mark_clean(store, extra, day_path, grown)
@@ -247,9 +249,11 @@ def _plan_and_write(root, store, fact, item_id, topic, category, source, inferre
                               "are true, record with --keep-both" % first.get("id"),
                           conflict_with=[{"id": c.get("id"), "fact": _shown(c["fact"], extra)} for c in conflicts])
         else:
-            new_item = _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors)
             if conflicts:
                 result["kept_both_with"] = [c.get("id") for c in conflicts]
+                result["decisions"] = result.get("decisions", []) + ["keep-both"]
+            new_item = _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors,
+                                 result.get("decisions"))
             result["status"] = "recorded"
 
     new_md = None
@@ -340,13 +344,15 @@ def _mark_clean(store, extra, day_path, grown=None):
         pass
 
 
-def _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors=()):
+def _new_item(item_id, fact, category, source, inferred, now, supersedes, anchors=(), decisions=None):
     stamp = st.iso(now)
     item = {"id": item_id, "fact": fact, "status": "active", "category": category, "source": source,
             "inferred": bool(inferred), "created_at": stamp, "updated_at": stamp, "superseded_by": None,
             "supersedes": list(supersedes), "tags": []}
     if anchors:
         item["anchors"] = list(anchors)
+    if decisions:  # what a person decided against the gate: force-surface, keep-both
+        item["decisions"] = list(decisions)
     return item
 
 
