@@ -43,7 +43,9 @@ def main():
     for flag in ("project_dir", "source"):
         cli.check_utf8_arg(getattr(args, flag), "--" + flag.replace("_", "-"))
     root, store, _how = resolve_store(args.project_dir)
-    result = migrate(root, store, source=args.source, dry_run=args.dry_run, redact=args.redact)
+    from memory_core.progress import reporter
+    result = migrate(root, store, source=args.source, dry_run=args.dry_run, redact=args.redact,
+                     progress=reporter(quiet=args.json))
     script = "migrate_legacy_memory.py"
     if not result["ok"]:
         result["next"] = ("resolve each conflict/invalid/secret file listed (merge or move the target by hand, "

@@ -67,8 +67,9 @@ def main():
             if result.get("git_history"):
                 print("note:    " + result["git_history"])
         return 0
+    from memory_core.progress import reporter
     report = review.run_review(root, store, topics, args.stale_days, args.superseded, extra_patterns=patterns,
-                               vocab=fact_model_extra(config))
+                               vocab=fact_model_extra(config), progress=reporter(quiet=args.json))
     report["notes"] = notes
     findings = report["findings"]
     if args.apply:  # without --confirm: show what would change

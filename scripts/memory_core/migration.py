@@ -288,10 +288,12 @@ def _target_bytes(path):
         return "unreadable"
 
 
-def plan(root, store, source_dir, redact=False, extra=()):
+def plan(root, store, source_dir, redact=False, extra=(), progress=None):
     """Report entries, one per legacy file, sorted by path. Entries that will be written carry
-    private keys _data (bytes), _target (absolute) and _ids (topic files)."""
-    entries = []
+    private keys _data (bytes), _target (absolute) and _ids (topic files). progress: a factory
+    (total, label) -> Progress (progress.py)."""
+    from .progress import silent
+    entries, found = [], []
     for folder, dirs, files in os.walk(source_dir):
         dirs.sort()
         for name in sorted(dirs):
@@ -299,8 +301,12 @@ def plan(root, store, source_dir, redact=False, extra=()):
             if os.path.islink(full):
                 entries.append(_invalid_link(root, full))
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-        for name in sorted(files):
-            entries.append(_plan_file(root, store, source_dir, os.path.join(folder, name), redact, extra))
+        found.extend(os.path.join(folder, name) for name in sorted(files))
+    bar = (progress or silent)(len(found), "migrate: legacy files")
+    for full in found:
+        bar.step()
+        entries.append(_plan_file(root, store, source_dir, full, redact, extra))
+    bar.done()
     entries.sort(key=lambda e: e["path"])
     return entries
 
@@ -494,7 +500,7 @@ def _write(root, store, todo, result):
     return created_files
 
 
-def migrate(root, store, source=None, dry_run=False, redact=False):
+def migrate(root, store, source=None, dry_run=False, redact=False, progress=None):
     """Plan and, unless dry_run or stopped, write. Returns the result dict (ok, status, files, ...)."""
     from .config import extra_secret_patterns, read_config
     source_dir = resolve_source(root, store, source)
@@ -508,12 +514,12 @@ def migrate(root, store, source=None, dry_run=False, redact=False):
     config, notes = read_config(store, strict=True)
     result["notes"].extend(notes)
     extra = extra_secret_patterns(config)
-    entries = plan(root, store, source_dir, redact, extra)
+    entries = plan(root, store, source_dir, redact, extra, progress)
     if not dry_run and not any(e["status"] in STOP_STATUSES for e in entries) \
             and any(e["status"] == "copied" for e in entries):
         with st.StoreLock(store):
             st.preflight(store)
-            entries = plan(root, store, source_dir, redact, extra)  # again, under the lock
+            entries = plan(root, store, source_dir, redact, extra, progress)  # again, under the lock
             if not any(e["status"] in STOP_STATUSES for e in entries):
                 todo = [e for e in entries if e["status"] == "copied"]
                 created = _write(root, store, todo, result)

@@ -124,14 +124,18 @@ def candidate_pairs(active):
     return pairs
 
 
-def find_pairs(active):
+def find_pairs(active, progress=None):
     """(findings, alike): duplicates in the same words and claims flipped by a negation alone, and
     the other pairs worded at least 90% alike, which are the judgement's to decide (a tier or
     region swapped is another scope, not another value: find_meaning_pairs)."""
+    from .progress import silent
     from .similarity import fast_ratio
     scorer = fast_ratio()
     found, alike = [], []
-    for a, b in sorted(candidate_pairs(active)):
+    pairs = sorted(candidate_pairs(active))
+    bar = (progress or silent)(len(pairs), "review: comparing pairs")
+    for a, b in pairs:
+        bar.step()
         fa, fb = active[a], active[b]
         verdict = compare(fa["_norm"], fb["_norm"], scorer, fa["_bare"], fb["_bare"])
         if verdict is None:
@@ -152,6 +156,7 @@ def find_pairs(active):
                        "why": "the newer one replaces the older" if verdict == "conflict"
                        else "keep one copy; the older is kept as superseded"},
         })
+    bar.done()
     return found, alike
 
 
@@ -181,7 +186,7 @@ def find_merge_rivals(facts):
     return found
 
 
-def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=()):
+def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=(), progress=None):
     """Conflicts and duplicates judged by meaning (judgement.py, as record judges a new fact),
     blocked by a shared tool, family or concept: only facts in one block of at most MEANING_BLOCK
     are paired, so the work is linear in the store for a bounded block size; alike: more (i, j)
@@ -202,7 +207,10 @@ def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=()):
                     pairs.add((a, b) if rank[a] < rank[b] else (b, a))
     pairs.update((a, b) if rank[a] < rank[b] else (b, a) for a, b in alike)
     parsed, found, seen = {}, [], set(frozenset(p) for p in known_pairs)
+    from .progress import silent
+    bar = (progress or silent)(len(pairs), "review: judging pairs")
     for old_i, new_i in sorted(pairs, key=lambda p: (rank[p[1]], rank[p[0]])):
+        bar.step()
         older, newer = active[old_i], active[new_i]
         if frozenset((older["id"], newer["id"])) in seen:
             continue
@@ -224,6 +232,7 @@ def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=()):
                        "why": "the newer one replaces the older" if verdict == "conflict"
                        else "keep one copy; the older is kept as superseded"},
         })
+    bar.done()
     return found
 
 
@@ -259,13 +268,16 @@ GIT_HISTORY_NOTE = ("git history still holds the value: rotate the credential, a
                     "pushed (git filter-repo --replace-text, or BFG Repo-Cleaner)")
 
 
-def find_secrets_in_store(store, facts, extra_patterns=()):
+def find_secrets_in_store(store, facts, extra_patterns=(), progress=None):
     """Secret and personal-data findings in every layer: file, line and kind, never the value. Each
     proposes a redaction: the value masked in place, where it is."""
+    from .progress import silent
     from .redaction import find_secrets
     from .paths import DAILY_DIR
     found = []
+    bar = (progress or silent)(len(facts), "review: scanning for secrets")
     for fact in facts:
+        bar.step()
         hits = find_secrets(fact.get("fact", ""), extra_patterns)
         if hits:
             found.append({"kind": "secret", "ids": [fact["id"]],
@@ -273,6 +285,7 @@ def find_secrets_in_store(store, facts, extra_patterns=()):
                               os.path.relpath(topic_items_path(store, fact["_topic"]), store).replace(os.sep, "/"),
                               fact["id"], fact.get("status", "active"), _kinds(hits)),
                           "action": {"op": "redact", "topic": fact["_topic"], "id": fact["id"]}})
+    bar.done()
     try:
         days = st.list_daily_files(store)
     except st.CorruptFile:
@@ -297,7 +310,8 @@ def _kinds(hits, lines=False):
 
 
 def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False,
-               extra_patterns=(), vocab=None):
+               extra_patterns=(), vocab=None, progress=None):
+    """The review's report; progress: a factory (total, label) -> Progress (progress.py) for long stores."""
     import time
     facts, problems = collect(store, topics)
     active = [f for f in facts if f.get("status", "active") == "active" and not f.get("needs_review")]
@@ -305,10 +319,10 @@ def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_
     for fact in active:
         fact["_norm"] = normalize(fact["fact"])
         fact["_bare"] = without_negations(fact["_norm"])
-    pairs, alike = find_pairs(active)
+    pairs, alike = find_pairs(active, progress)
     pairs = find_merge_rivals(facts) + pairs
-    findings = (find_secrets_in_store(store, facts, extra_patterns) + pairs
-                + find_meaning_pairs(active, [f["ids"] for f in pairs], vocab, alike)
+    findings = (find_secrets_in_store(store, facts, extra_patterns, progress) + pairs
+                + find_meaning_pairs(active, [f["ids"] for f in pairs], vocab, alike, progress)
                 + find_stale(root, store, active, stale_days, int(time.time())))
     from .rendering import masked_line
     for finding in findings:
