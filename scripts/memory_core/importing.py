@@ -156,7 +156,7 @@ def refusal_kind(exc):
     if details.get("kinds"):
         return "personal-data" if set(details["kinds"]) <= PERSONAL_KINDS else "secret"
     for key, kind in (("conflict_with", "conflict"), ("classification", "surface"), ("limit", "too-long"),
-                      ("duplicate_of", "repeats-superseded")):
+                      ("duplicate_of", "repeat")):
         if key in details:
             return kind
     return "invalid" if getattr(exc, "exit_code", 1) == 2 else "refused"
@@ -174,6 +174,13 @@ class Scratch(object):
         safefs.make_dirs(os.path.join(store, STATE_DIR), store)
         self.path = os.path.join(store, STATE_DIR, "import-%d-%s" % (os.getpid(), os.urandom(4).hex()))
         os.mkdir(self.path, 0o700)
+        try:
+            self._copy(store)
+        except BaseException:  # a linked topic file, a full disk: no scratch is left behind
+            self.remove()
+            raise
+
+    def _copy(self, store):
         self.topics = sorted(st.list_topics(store))
         self.originals = {}
         now = st.epoch_seconds(st.iso(st.utc_now()))
