@@ -88,6 +88,24 @@ class RoundTripTest(TransferCase):
         code, again = self.import_into(self.other, path)
         self.assertEqual((code, again["counts"]["duplicate"]), (0, 4), again)
 
+    def test_history_whose_replacement_the_store_already_holds_is_superseded_by_that_fact(self):
+        first = self.ok_record("The API timeout is 500ms", "--topic", "api")
+        self.ok_record("The API timeout is 900ms", "--topic", "api", "--supersedes", first)
+        path = self.write("all.jsonl", [json.dumps(r) for r in self.lines(self.project, "--all")])
+        code, out = run_json("record_memory.py", "--project-dir", self.other, "--fact", "The API timeout is 900 ms",
+                             "--topic", "api")
+        held = out["id"]
+        code, out = self.import_into(self.other, path)
+        self.assertEqual(code, 0, out)
+        lines = self.outcomes(out)
+        self.assertEqual((lines[1]["outcome"], lines[2]["outcome"], lines[2]["duplicate_of"]),
+                         ("recorded", "duplicate", held), out)
+        by_id = dict((r["id"], r) for r in self.lines(self.other, "--all"))
+        self.assertEqual((by_id[first]["status"], by_id[first]["superseded_by"]), ("superseded", held))
+        self.assertEqual(by_id[held]["supersedes"], [first])
+        code, load = run_json("load_memory.py", "--project-dir", self.other)
+        self.assertNotIn("500ms", json.dumps(load))  # nor in the trail: a later line names it superseded
+
     def test_a_superseded_line_whose_replacement_is_missing_is_refused(self):
         row = {"fact": "The API timeout is 500ms", "id": "api-c09e62c627cb", "topic": "api",
                "status": "superseded", "superseded_by": "api-000000000000"}

@@ -240,7 +240,8 @@ class Scratch(object):
 
 
 def _items_by_id(store):
-    """{id: [topic, status, normalised text]} of every item the store's topics hold."""
+    """{id: [topic, status, normalised text, recorded from a history line]} of every item the store's
+    topics hold (the import adds its own as it goes)."""
     known = {}
     for topic in st.list_topics(store):
         try:
@@ -249,7 +250,7 @@ def _items_by_id(store):
             continue  # the gate names it if a line needs it
         for it in items:
             if isinstance(it.get("id"), str):
-                known[it["id"]] = [topic, it.get("status", "active"), normalize(it["fact"])]
+                known[it["id"]] = [topic, it.get("status", "active"), normalize(it["fact"]), False]
     return known
 
 
@@ -315,6 +316,13 @@ def _one(root, scratch, e, known, idmap, line_of, redact):
         raise StoreError(scratch.real(exc.message), fix=scratch.real(exc.fix), exit_code=exc.exit_code,
                          path=scratch.real(exc.path))
     except StoreError as exc:  # Refusal, and what record refuses as invalid (topic, control characters)
+        dup = (getattr(exc, "details", {}) or {}).get("duplicate_of")
+        if supersedes and dup in known and known[dup][1] == "active" and all(known[s][3] for s in supersedes):
+            # It repeats a fact the store holds and would replace only history of this file:
+            # a duplicate, and that fact takes over the history (_fix_up).
+            if given:
+                idmap[given] = dup
+            return dict(base, outcome="duplicate", id=dup, duplicate_of=dup)
         out = _refused(e, exc, scratch)
         out["reason"] = "line %d: %s" % (e["line"], out["reason"].replace("; nothing was written", ""))
         if out["kind"] in LINE_FIXES:
@@ -326,7 +334,7 @@ def _one(root, scratch, e, known, idmap, line_of, redact):
         if given:
             idmap[given] = result["duplicate_of"]
         return dict(base, outcome="duplicate", id=result["duplicate_of"], duplicate_of=result["duplicate_of"])
-    known[result["id"]] = [e["topic"], "active", normalize(e["text"])]
+    known[result["id"]] = [e["topic"], "active", normalize(e["text"]), e["status"] == "superseded"]
     for old in result.get("superseded", ()):
         known[old][1] = "superseded"
     if given:
@@ -357,6 +365,8 @@ def _fix_up(scratch, entries, outcomes, idmap, known):
     topics = sorted(set(known[i][0] for i in list(updates) + list(links) if i in known))
     if not topics:
         return
+    from .provenance import content_hash, log_change
+    now = st.utc_now()
     with st.StoreLock(scratch.path):
         for topic in topics:
             doc, items = st.read_topic(scratch.path, topic)
@@ -367,7 +377,13 @@ def _fix_up(scratch, entries, outcomes, idmap, known):
                     else:
                         it[key] = value
                 if it.get("id") in links:
+                    before = content_hash(it)
                     it["supersedes"] = list(dict.fromkeys(list(it.get("supersedes") or []) + links[it["id"]]))
+                    # The trail names what it superseded, so loading leaves the old value's line out.
+                    st.append_daily(scratch.path, now, st.daily_line_text(now, topic, it["fact"], it["id"],
+                                                                          links[it["id"]]))
+                    log_change(scratch.path, "supersede", topic, [it["id"]] + links[it["id"]], "import",
+                               {it["id"]: before}, {it["id"]: content_hash(it)})
             st.write_topic(scratch.path, topic, doc, items)
 
 
