@@ -7,12 +7,13 @@
   adapter_status  our hooks in .claude/settings.json / .codex/hooks.json, their scripts, Codex trust
                   (read-only from $CODEX_HOME/config.toml, default ~/.codex)
   runtime_status  per host and event: verified only by an ok line in .memory-3layer/state/hook-runs.jsonl
+                  that carries the host's own evidence of the run (else: manual run)
 
 Reads only; never writes anything.
 
 Examples:
-  python scripts/check_memory_3layer.py
-  python scripts/check_memory_3layer.py --project-dir ~/src/app --json
+  python3 scripts/check_memory_3layer.py
+  python3 scripts/check_memory_3layer.py --project-dir ~/src/app --json
 """
 import argparse
 import os

@@ -3,10 +3,10 @@
 active facts only, under one character budget. Reads only; never writes.
 
 Examples:
-  python scripts/load_memory.py
-  python scripts/load_memory.py --max-chars 4000 --topics workflow,deploy
-  python scripts/load_memory.py --json
-  python scripts/load_memory.py --query "which package manager do we use" --limit 5
+  python3 scripts/load_memory.py
+  python3 scripts/load_memory.py --max-chars 4000 --topics workflow,deploy
+  python3 scripts/load_memory.py --json
+  python3 scripts/load_memory.py --query "which package manager do we use" --limit 5
 """
 import os
 import sys

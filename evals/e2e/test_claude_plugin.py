@@ -19,6 +19,11 @@ import hosts
 PLUGIN_ROOT = hosts.REPO
 
 
+def skill_description():
+    head = (PLUGIN_ROOT / "SKILL.md").read_text("utf-8").split("\n---\n", 1)[0]
+    return [l for l in head.splitlines() if l.startswith("description:")][0].split(":", 1)[1].strip().strip("'")
+
+
 class ClaudePluginTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -63,13 +68,15 @@ class ClaudePluginTest(unittest.TestCase):
         self.assertEqual(len(starts), 1, "one SessionStart run expected" + self.context())
         self.assertEqual(starts[0].get("outcome"), "ok", starts[0])
         self.assertEqual(starts[0].get("session_id"), out.get("session_id"))
+        self.assertEqual(starts[0].get("evidence"), "claude-env", starts[0])  # a host run, not a hand run
         hits = [json.loads(b) for b in self.api.bodies() if self.marker in b]
         self.assertTrue(hits, "the recorded fact never reached the model" + self.context())
         text = fake_api.text_of(hits[0].get("messages"))
         self.assertIn("SessionStart hook additional context", text)
         self.assertIn(self.fact, text)
         # The plugin's skill (plugin.json "skills": ["./"]) is offered to the model too.
-        self.assertTrue(any("memory-3layer:memory-3layer: Project-level memory" in b for b in self.api.bodies()),
+        listed = "memory-3layer:memory-3layer: " + skill_description()[:40]
+        self.assertTrue(any(listed in b for b in self.api.bodies()),
                         "the plugin's skill is not listed" + self.context())
 
     def test_a_project_without_a_store_gets_nothing_and_keeps_nothing(self):
