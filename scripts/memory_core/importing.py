@@ -117,6 +117,10 @@ def parse_line(number, raw, default_topic, default_source):
         for key in ("created_at", "updated_at"):
             if key in overlay and _stamp(overlay[key]) is None:
                 entry["notes"].append("%s %r is not a time; the import time is kept" % (key, overlay.pop(key)))
+            elif key in overlay:
+                overlay[key] = _stamp(overlay[key])  # UTC, whole seconds, as the store writes times
+        if entry["given_id"] is None:
+            entry["notes"].append("its id %r is not a memory-3layer id; a new id was made from the text" % obj["id"][:40])
         if "tags" in overlay and not (isinstance(overlay["tags"], list) and all(isinstance(t, str) for t in overlay["tags"])):
             entry["notes"].append("tags is not a list of strings; left out")
             overlay.pop("tags")
