@@ -63,8 +63,8 @@ class ResolveStoreTest(_support.TempProject):
         sub = self.project / "notes"
         sub.mkdir()
         self.assertEqual(resolve_store(str(sub), env={})[:3:2], (str(sub), "--project-dir"))
-        (self.project / ".memory-3layer").mkdir()  # a store above, outside git: the nearest store wins
-        self.assertEqual(resolve_store(str(sub), env={})[0], str(self.project))
+        (self.project / ".memory-3layer").mkdir()  # a store above, outside git: nothing bounds the walk, so no walk
+        self.assertEqual(resolve_store(str(sub), env={})[:3:2], (str(sub), "--project-dir"))
 
     def test_project_dir_never_reaches_a_store_above_its_git_top_or_in_home(self):
         (self.project / ".memory-3layer").mkdir()  # a stray store above the repository

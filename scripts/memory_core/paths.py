@@ -63,8 +63,7 @@ def find_project_root(project_dir=None, cwd=None, store_name=None):
     """Return (root, how). Without --project-dir: the nearest ancestor of the cwd holding a store,
     then the git top level, then the cwd (SPEC.md, The store). --project-dir P is resolved the same
     way from P, so a subfolder of a monorepo finds the one store, but bounded: the store is looked
-    for only up to P's git top level (or, outside git, not at the home folder or the file-system
-    root, where a stray store would capture every project), and P itself is the root otherwise."""
+    for only up to P's git top level, and outside git P itself is the root."""
     if project_dir:
         return _root_for_project_dir(project_dir, store_name or STORE_DIRNAME)
     start = os.path.abspath(cwd or os.getcwd())
@@ -83,17 +82,16 @@ def _root_for_project_dir(project_dir, store_name):
         raise StoreError("project dir %s does not exist or is not a folder" % given,
                          fix="pass --project-dir with an existing project folder", path=given)
     git_top = _walk_up(given, ".git")
+    if not git_top:
+        return given, "--project-dir"  # outside git nothing bounds a walk up: a stray store in /tmp would win
     cur = given
     while True:
         if os.path.lexists(os.path.join(cur, store_name)):
-            if cur == given:
-                return given, "--project-dir"
-            if git_top or (cur != os.path.expanduser("~") and os.path.dirname(cur) != cur):
-                return cur, "existing store above %s" % given
-        if cur == (git_top or "") or os.path.dirname(cur) == cur:
+            return cur, ("--project-dir" if cur == given else "existing store above %s" % given)
+        if cur == git_top or os.path.dirname(cur) == cur:
             break
         cur = os.path.dirname(cur)
-    if git_top and git_top != given:
+    if git_top != given:
         return git_top, "git top level of %s" % given
     return given, "--project-dir"
 
