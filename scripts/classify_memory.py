@@ -5,7 +5,7 @@ todo, procedure, ephemeral, speculation, secret), with a topic, a confidence and
 Examples:
   python3 scripts/classify_memory.py --text "We decided to use pnpm workspaces"
   python3 scripts/classify_memory.py --text "可能是连接池太小" --json
-  printf '{"text": "TODO: add retries"}\\n' | python scripts/classify_memory.py --stdin
+  printf '{"text": "TODO: add retries"}\\n' | python3 scripts/classify_memory.py --stdin
 """
 import argparse
 import json

@@ -2,9 +2,9 @@
 """Migrate a legacy .claude/memory/ into the memory-3layer store: copy and verify, never overwrite, never delete.
 
 Examples:
-  python scripts/migrate_legacy_memory.py --project-dir . --dry-run     # the full report, nothing written
-  python scripts/migrate_legacy_memory.py --project-dir .               # copy what is safe to copy
-  python scripts/migrate_legacy_memory.py --project-dir . --redact      # migrate secrets masked
+  python3 scripts/migrate_legacy_memory.py --project-dir . --dry-run     # the full report, nothing written
+  python3 scripts/migrate_legacy_memory.py --project-dir .               # copy what is safe to copy
+  python3 scripts/migrate_legacy_memory.py --project-dir . --redact      # migrate secrets masked
 """
 import argparse
 import os

@@ -2,10 +2,10 @@
 """Record one reusable project fact into memory-3layer (Layer 1 + today's Layer 2 line).
 
 Examples:
-  python scripts/record_memory.py --fact "This project uses pnpm, never npm" --topic workflow
-  echo "Deploys go through the staging branch" | python scripts/record_memory.py --fact - --topic deploy
-  python scripts/record_memory.py --fact "API errors use RFC 7807" --category convention --promote --confirmed
-  python scripts/record_memory.py --import memory.jsonl --dry-run   # many facts (export_memory.py's JSONL)
+  python3 scripts/record_memory.py --fact "This project uses pnpm, never npm" --topic workflow
+  echo "Deploys go through the staging branch" | python3 scripts/record_memory.py --fact - --topic deploy
+  python3 scripts/record_memory.py --fact "API errors use RFC 7807" --category convention --promote --confirmed
+  python3 scripts/record_memory.py --import memory.jsonl --dry-run   # many facts (export_memory.py's JSONL)
 """
 import argparse
 import os
