@@ -17,6 +17,14 @@ PYTHON = sys.executable
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
+# The scripts the suite runs cache their byte-code, as a user's Python does (compiling the core again
+# in every run made the suite a fifth slower), but in one folder outside the tree: never in scripts/
+# or a test project, which tests compare byte for byte. Set here too for runs that pass no env.
+PYCACHE = tempfile.mkdtemp(prefix="m3l-pycache-")
+__import__("atexit").register(shutil.rmtree, PYCACHE, True)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ["PYTHONPYCACHEPREFIX"] = PYCACHE
+
 # Figures a test measured (recall, F1, ...). conftest.py prints them in pytest's summary;
 # under plain unittest they are printed as they come.
 METRICS = {}
@@ -61,7 +69,8 @@ def clean_env(**extra):
     """Environment for a script run: no MEMORY_* settings leaking from the developer's shell."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")
            and k not in ("CLAUDE_PROJECT_DIR", "CODEX_HOME")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = PYCACHE
     env.update({k: str(v) for k, v in extra.items()})
     return env
 

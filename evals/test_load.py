@@ -217,11 +217,13 @@ class RankingTest(_support.TempProject):
         (self.project / "src").mkdir()
         (self.project / "src" / "billing.py").write_text("RATE = 1\n", "utf-8")
         code, out = self.record("Billing rounds half-even in src/billing.py.", "--topic", "ports0",
-                                "--anchor", "src/billing.py")
+                                "--anchor", "src/billing.py", env=_support.clean_env(MEMORY_3LAYER_NOW="2026-01-01T00:00:00Z"))
         self.assertEqual(code, 0, out)
-        for n in range(40):  # newer facts push it out of the newest
-            code, out = self.record("Service s%d listens on port %d." % (n, 9000 + n), "--topic", "ports%d" % (n % 3))
-            self.assertEqual(code, 0, out)
+        recorded = json.loads((self.store / "areas/topics/ports0/items.json").read_text("utf-8"))["items"]
+        for t in range(3):  # 40 newer facts push it out of the newest
+            write_topic(self.store, "ports%d" % t, (recorded if t == 0 else []) + [
+                make_item("ports%d" % t, "Service s%d listens on port %d." % (n, 9000 + n), "2026-02-01T00:%02d:00Z" % n)
+                for n in range(40) if n % 3 == t])
         text = self.load("--max-items", "20", "--daily-days", "0")[1]["context"]  # Layer 1 alone
         self.assertNotIn("half-even", text)
         (self.project / "src" / "billing.py").write_text("RATE = 2\n", "utf-8")
