@@ -2,8 +2,6 @@
 that write nothing, a foreign export's field mapping (references/transfer.md)."""
 import json
 import os
-import shutil
-import tempfile
 import unittest
 from pathlib import Path
 

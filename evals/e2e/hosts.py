@@ -163,6 +163,19 @@ def run_bounded(argv, cwd, env, timeout=RUN_TIMEOUT, stdin_text=None):
                   err.decode("utf-8", "replace"), time.monotonic() - start, timed_out)
 
 
+def scratch_git_project(test, prefix, home_name="home"):
+    """(tmp, project, home) for a test: a temp folder removed at cleanup, holding a new git project
+    and an empty home folder."""
+    import tempfile
+    tmp = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
+    test.addCleanup(shutil.rmtree, str(tmp), True)
+    project, home = tmp / "project", tmp / home_name
+    project.mkdir()
+    home.mkdir()
+    git_init(project, home)
+    return tmp, project, home
+
+
 def git_init(project, home):
     subprocess.run(["git", "init", "-q", str(project)], check=True, capture_output=True, timeout=30,
                    env=scratch_env(home))

@@ -8,12 +8,8 @@ they saved, and the request bodies the fake model API received.
 Skipped (with how to install) only when node/npm or the pinned binaries are missing; see hosts.py.
 """
 import json
-import os
-import shutil
-import tempfile
 import unittest
 import uuid
-from pathlib import Path
 
 import fake_api
 import hosts
@@ -31,13 +27,7 @@ class ClaudeCodeProject(unittest.TestCase):
         hosts.require_host("claude")
 
     def setUp(self):
-        self.tmp = Path(os.path.realpath(tempfile.mkdtemp(prefix="m3l-e2e-claude-")))
-        self.addCleanup(shutil.rmtree, str(self.tmp), True)
-        self.project = self.tmp / "project"
-        self.home = self.tmp / "home"
-        self.project.mkdir()
-        self.home.mkdir()
-        hosts.git_init(self.project, self.home)
+        self.tmp, self.project, self.home = hosts.scratch_git_project(self, "m3l-e2e-claude-")
         self.install = hosts.install_hooks(self.project, "claude", self.home)
         self.marker = "zebrafact" + uuid.uuid4().hex[:10]
         self.fact = "Release builds of this project are labelled %s in the changelog" % self.marker

@@ -6,12 +6,8 @@ without a store it stays silent and creates nothing. In a project that also has 
 each hook runs once: the project's own copy runs, and the plugin's hooks step aside.
 """
 import json
-import os
-import shutil
-import tempfile
 import unittest
 import uuid
-from pathlib import Path
 
 import fake_api
 import hosts
@@ -30,13 +26,7 @@ class ClaudePluginTest(unittest.TestCase):
         hosts.require_host("claude")
 
     def setUp(self):
-        self.tmp = Path(os.path.realpath(tempfile.mkdtemp(prefix="m3l-e2e-plugin-")))
-        self.addCleanup(shutil.rmtree, str(self.tmp), True)
-        self.project = self.tmp / "project"
-        self.home = self.tmp / "home"
-        self.project.mkdir()
-        self.home.mkdir()
-        hosts.git_init(self.project, self.home)
+        self.tmp, self.project, self.home = hosts.scratch_git_project(self, "m3l-e2e-plugin-")
         self.marker = "plugfact" + uuid.uuid4().hex[:10]
         self.fact = "Nightly exports of this project are tagged %s in the bucket" % self.marker
         self.api = fake_api.FakeAnthropic()

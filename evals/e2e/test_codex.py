@@ -12,11 +12,8 @@ Skipped (with how to install) only when node/npm or the pinned binaries are miss
 """
 import json
 import os
-import shutil
-import tempfile
 import unittest
 import uuid
-from pathlib import Path
 
 import fake_api
 import hosts
@@ -32,13 +29,7 @@ class CodexProject(unittest.TestCase):
         hosts.require_host("codex")
 
     def setUp(self):
-        self.tmp = Path(os.path.realpath(tempfile.mkdtemp(prefix="m3l-e2e-codex-")))
-        self.addCleanup(shutil.rmtree, str(self.tmp), True)
-        self.project = self.tmp / "project"
-        self.home = self.tmp / "codex-home"  # CODEX_HOME and HOME
-        self.project.mkdir()
-        self.home.mkdir()
-        hosts.git_init(self.project, self.home)
+        self.tmp, self.project, self.home = hosts.scratch_git_project(self, "m3l-e2e-codex-", "codex-home")  # CODEX_HOME and HOME
         self.install = hosts.install_hooks(self.project, "codex", self.home)
         self.hooks_json = self.project / ".codex" / "hooks.json"
         self.marker = "zebrafact" + uuid.uuid4().hex[:10]

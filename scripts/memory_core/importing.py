@@ -15,7 +15,7 @@ import re
 
 from . import safefs
 from . import store as st
-from .paths import DAILY_DIR, STATE_DIR, TOPICS_DIR, StoreError, topic_items_path
+from .paths import DAILY_DIR, STATE_DIR, TOPICS_DIR, StoreError
 from .progress import silent
 from .recording import CATEGORIES, DEFAULT_TOPIC, PERSONAL_KINDS, Refusal, record_fact
 from .similarity import normalize

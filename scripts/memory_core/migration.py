@@ -108,17 +108,6 @@ def _strings(value):
                 yield s
 
 
-def _mask_value(value, extra):
-    from .redaction import mask_secrets
-    if isinstance(value, str):
-        return mask_secrets(value, extra)[0]
-    if isinstance(value, dict):
-        return dict((k, _mask_value(v, extra)) for k, v in value.items())
-    if isinstance(value, list):
-        return [_mask_value(v, extra) for v in value]
-    return value
-
-
 def _line_of(raw, needle, default=1):
     at = raw.find(needle) if needle else -1
     return raw.count("\n", 0, at) + 1 if at >= 0 else default
@@ -180,7 +169,8 @@ def convert_topic(topic, raw, rel_source, redact, extra):
             report["skipped"].append(dict(ref, reason="secret: " + _describe(secrets)))
             continue
         if secrets:
-            old = _mask_value(old, extra)
+            from .transfer import masked_value
+            old = masked_value(old, extra)
             report["redacted"].append(dict(ref, secrets=_describe(secrets)))
         item = _convert_item(topic, old, source)
         if item["id"] in seen:
