@@ -98,5 +98,44 @@ class PluginStepsAsideTest(_support.TempProject):
         _support.wait_for_rebuild(self.store)
 
 
+class PluginInCheckTest(_support.TempProject):
+    """check_memory_3layer.py: a run of the plugin's hooks verifies Claude Code with no project config,
+    and says it came through the plugin; a plugin enabled in a settings file is named."""
+
+    def check(self, home):
+        code, report = _support.run_json("check_memory_3layer.py", "--project-dir", self.project,
+                                         env=_support.clean_env(HOME=home))
+        return code, report
+
+    def test_a_plugin_run_verifies_claude_code_through_the_plugin(self):
+        code, out = self.record("Nightly exports are tagged plugfact in the bucket", "--topic", "ops")
+        self.assertEqual(code, 0, out)
+        payload = json.dumps({"session_id": "sess-plugin-1", "source": "startup", "cwd": str(self.project)})
+        proc = subprocess.run([_support.PYTHON, RUN_HOOK, "SessionStart", "--host", "claude", "--via-plugin"],
+                              input=payload.encode(), capture_output=True, timeout=60,
+                              env=_support.clean_env(CLAUDE_PROJECT_DIR=self.project, CLAUDECODE="1",
+                                                     CLAUDE_CODE_SESSION_ID="sess-plugin-1"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        _support.wait_for_rebuild(self.store)
+        (run,) = [json.loads(l) for l in (self.store / "state" / "hook-runs.jsonl").read_text().splitlines()]
+        self.assertEqual((run["via"], run["evidence"]), ("plugin", "claude-env"))
+        _code, report = self.check(str(self.project / "nohome"))
+        self.assertEqual(report["runtime_status"]["hosts"]["claude"]["SessionStart"]["status"], "verified")
+        texts = [e["evidence"] for e in report["runtime_status"]["entries"]]
+        self.assertTrue(any("through the Claude Code plugin" in t for t in texts), texts)
+
+    def test_a_plugin_enabled_in_user_settings_is_named(self):
+        home = self.project.parent / "home"
+        (home / ".claude").mkdir(parents=True)
+        settings = home / ".claude" / "settings.json"
+        settings.write_text(json.dumps({"enabledPlugins": {"memory-3layer@memory-3layer": True}}))
+        _code, report = self.check(str(home))
+        self.assertEqual(report["adapter_status"]["hosts"]["claude"].get("plugin"), [str(settings)])
+        settings.write_text(json.dumps({"enabledPlugins": {"memory-3layer@memory-3layer": False,
+                                                           "memory-3layer-fork@x": True}}))
+        _code, report = self.check(str(home))
+        self.assertNotIn("plugin", report["adapter_status"]["hosts"]["claude"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -59,6 +59,8 @@ class ClaudePluginTest(unittest.TestCase):
         self.assertEqual(starts[0].get("outcome"), "ok", starts[0])
         self.assertEqual(starts[0].get("session_id"), out.get("session_id"))
         self.assertEqual(starts[0].get("evidence"), "claude-env", starts[0])  # a host run, not a hand run
+        self.assertEqual(starts[0].get("via"), "plugin", starts[0])
+        self.assertEqual(hosts.runtime_status(self.project, self.home)["claude"]["SessionStart"]["status"], "verified")
         hits = [json.loads(b) for b in self.api.bodies() if self.marker in b]
         self.assertTrue(hits, "the recorded fact never reached the model" + self.context())
         text = fake_api.text_of(hits[0].get("messages"))

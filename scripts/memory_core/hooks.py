@@ -99,7 +99,8 @@ def main(argv, usage):
         if store is None:
             store = _store_for_log(host, payload, options)
     evidence = host_evidence(host, os.environ, payload) if store is not None else NO_EVIDENCE
-    problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id, evidence)
+    problem = log_run(store, host, (event or "?")[:40], outcome, reason, started, session_id, evidence,
+                      "plugin" if options.get("via_plugin") else None)
     if problem:  # a linked log is named, never written through
         out["systemMessage"] = ((out.get("systemMessage") or "memory-3layer:") + " " + display(problem))[:1000]
     sys.stdout.write(fastjson.dumps(out) + "\n")
@@ -545,9 +546,10 @@ def _write_given(store, rel, ids):
         pass  # not remembered: the same facts may be given again, nothing worse
 
 
-def log_run(store, host, event, outcome, reason, started, session_id=None, evidence=NO_EVIDENCE):
+def log_run(store, host, event, outcome, reason, started, session_id=None, evidence=NO_EVIDENCE, via=None):
     """Append one line to state/hook-runs.jsonl: the runtime evidence that hooks really run, with
-    `evidence` (host_evidence) saying whether the host itself ran it. Never raises: a hook that cannot
+    `evidence` (host_evidence) saying whether the host itself ran it, and `via` "plugin" for a run of
+    the Claude Code plugin's hooks (no project config holds them). Never raises: a hook that cannot
     log still answers its host; returns why, for a link or a special file in the way (None otherwise)."""
     if store is None:
         return None
@@ -558,6 +560,8 @@ def log_run(store, host, event, outcome, reason, started, session_id=None, evide
         record["reason"] = reason
     if session_id:
         record["session_id"] = session_id[:100]
+    if via:
+        record["via"] = via
     from .safefs import UnsafePath
     try:
         from . import jsonlog

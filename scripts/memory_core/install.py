@@ -76,6 +76,26 @@ PAST_COMMANDS = ()
 OUR_COMMANDS = frozenset(HOSTS[h].command(e) for h in HOSTS for e in EVENT_ARGS)
 
 
+def plugin_enabled_in(root, env):
+    """The settings files (user, project, local) whose enabledPlugins turn on a memory-3layer plugin
+    (`memory-3layer@<marketplace>`: true). `claude --plugin-dir` leaves no trace in any file."""
+    from .safefs import UnsafePath, read_bytes
+    home = env.get("HOME")
+    paths = ([os.path.join(home, ".claude", "settings.json")] if home else []) + \
+        [os.path.join(root, ".claude", name) for name in ("settings.json", "settings.local.json")]
+    found = []
+    for path in paths:
+        try:
+            data = json.loads((read_bytes(path, 16 * 1024 * 1024) or b"{}").decode("utf-8"))
+        except (OSError, UnsafePath, ValueError, UnicodeDecodeError):
+            continue
+        plugins = data.get("enabledPlugins") if isinstance(data, dict) else None
+        if isinstance(plugins, dict) and any(isinstance(k, str) and k.split("@")[0] == SKILL_NAME and v is True
+                                             for k, v in plugins.items()):
+            found.append(path)
+    return found
+
+
 def past_commands():
     return frozenset(template % e for _host, template in PAST_COMMANDS for e in EVENT_ARGS)
 

@@ -91,7 +91,9 @@ def runtime_status(root, store, adapters):
                 tail = "" if latest.get("outcome") == "ok" else "; latest run %s %s: %s" % (
                     latest.get("time"), latest.get("outcome"), latest.get("reason", ""))
                 if not info.get("configured"):
-                    tail += "; %s is not configured now" % info["config"]
+                    tail += ("; through the Claude Code plugin (no project config needed)"
+                             if any(r.get("via") == "plugin" for r in proven) else
+                             "; %s is not configured now" % info["config"])
                 elif trust_first:
                     tail += "; Codex will skip it until: %s" % ", ".join(trust_first)
                 entries.append(entry("ok", "%s %s" % (name, event), "verified: last ok run %s (%d run(s) in %s)%s"

@@ -446,6 +446,11 @@ def adapter_status(root, env):
             entries.append(entry("finding", "claude legacy %s hook" % event, "%s still runs the original memory-3layer's "
                                  "`%s`" % (host.config, command), "python3 hooks/install_hooks.py --project-dir %s "
                                  "--platform claude (replaces it, with a backup); then migrate_legacy_memory.py" % root))
+        plugin = install.plugin_enabled_in(root, env) if name == "claude" else []
+        if plugin:
+            info["plugin"] = plugin
+            entries.append(entry("info", "claude plugin", "enabled in %s: its hooks run in every project with a store, "
+                                 "unless the project wires its own copy" % ", ".join(plugin)))
         if not handlers:
             what = "not configured" if os.path.isfile(config) or not os.path.isdir(os.path.join(root, host.skill_dir)) \
                 else "skill copied but no hooks"
