@@ -118,6 +118,8 @@ class AccuracyTest(unittest.TestCase):
         self.assertLess(self.ms_per_item, 5.0)
 
     def test_secret_label_matches_the_detector(self):
+        self.assertTrue(self.items and len(self.items) == len(self.results))
+        self.assertTrue([r for r in self.results if r["surface"] == "secret"])
         for item, result in zip(self.items, self.results):
             self.assertEqual(bool(find_secrets(item["text"])), result["surface"] == "secret", item["text"])
 
@@ -140,7 +142,9 @@ class ResultShapeTest(unittest.TestCase):
         self.assertNotIn("\n", result["reason"])
 
     def test_every_fixture_result_is_valid(self):
-        for item in load_fixture():
+        items = load_fixture()
+        self.assertGreater(len(items), 100)
+        for item in items:
             self.assertValid(classify(item["text"]))
 
     def test_odd_inputs(self):

@@ -66,7 +66,9 @@ class SkillPackageTest(unittest.TestCase):
         self.assertIn("secret", template.lower())
 
     def test_every_script_has_help(self):
-        for path in sorted(glob.glob(str(REPO / "scripts" / "*.py")) + glob.glob(str(REPO / "hooks" / "*.py"))):
+        paths = sorted(glob.glob(str(REPO / "scripts" / "*.py")) + glob.glob(str(REPO / "hooks" / "*.py")))
+        self.assertGreaterEqual(len(paths), 11)
+        for path in paths:
             proc = subprocess.run([_support.PYTHON, path, "--help"], capture_output=True, universal_newlines=True,
                                   env=_support.clean_env())
             self.assertEqual(proc.returncode, 0, path + proc.stderr)

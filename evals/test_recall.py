@@ -207,6 +207,7 @@ class RecallIndexTest(unittest.TestCase):
         from memory_core import recall_index
         with open(str(FIXTURES / "queries.tune.jsonl"), encoding="utf-8") as fh:
             projects = [json.loads(line) for line in fh if line.strip()][:2]
+        self.assertEqual(len(projects), 2)
         for project in projects:
             root = tempfile.mkdtemp(prefix="m3l-recall-index-")
             self.addCleanup(shutil.rmtree, root, True)

@@ -605,7 +605,9 @@ class DataFileTest(unittest.TestCase):
         # Issue 8: a shape taken from a public rule set names the set and its version.
         from memory_core.fastjson import loads
         path = _support.SCRIPTS / "memory_core" / "data" / "provider_tokens.json"
-        for rule in loads(path.read_text("utf-8"))["rules"]:
+        rules = loads(path.read_text("utf-8"))["rules"]
+        self.assertGreater(len([r for r in rules if "gitleaks" in r["source"]]), 10)
+        for rule in rules:
             source = rule["source"]
             self.assertNotIn("version not recorded", source)
             if "gitleaks" in source and "not in the gitleaks config" not in source:
