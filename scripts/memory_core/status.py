@@ -426,6 +426,11 @@ def codex_trust(root, handlers, env):
     return out
 
 
+def _installer():
+    """The installer of this copy of the skill, as a command that runs from any folder."""
+    return "python3 %s" % os.path.join(install.SOURCE_ROOT, "hooks", "install_hooks.py")
+
+
 def adapter_status(root, env):
     hosts, entries = {}, []
     for name in ("claude", "codex"):
@@ -444,8 +449,8 @@ def adapter_status(root, env):
             legacy = []
         for event, command in legacy:  # the original skill's hooks: both memory systems would run
             entries.append(entry("finding", "claude legacy %s hook" % event, "%s still runs the original memory-3layer's "
-                                 "`%s`" % (host.config, command), "python3 hooks/install_hooks.py --project-dir %s "
-                                 "--platform claude (replaces it, with a backup); then migrate_legacy_memory.py" % root))
+                                 "`%s`" % (host.config, command), "%s --project-dir %s --platform claude (replaces it, with a "
+                                 "backup); then migrate_legacy_memory.py" % (_installer(), root)))
         plugin = install.plugin_enabled_in(root, env) if name == "claude" else []
         if plugin:
             info["plugin"] = plugin
@@ -455,7 +460,7 @@ def adapter_status(root, env):
             what = "not configured" if os.path.isfile(config) or not os.path.isdir(os.path.join(root, host.skill_dir)) \
                 else "skill copied but no hooks"
             entries.append(entry("info", name, "%s: no memory-3layer handler in %s" % (what, host.config),
-                                 "python3 hooks/install_hooks.py --project-dir %s --platform %s" % (root, name)))
+                                 "%s --project-dir %s --platform %s" % (_installer(), root, name)))
             continue
         info["event_names"] = _event_names(handlers)
         for event in info["event_names"]:
@@ -463,7 +468,7 @@ def adapter_status(root, env):
             if not mine:
                 info["events"][event] = "missing"
                 entries.append(entry("finding", "%s %s" % (name, event), "no handler of ours in %s" % host.config,
-                                     "re-run hooks/install_hooks.py --platform %s" % name))
+                                     "re-run %s --project-dir %s --platform %s" % (_installer(), root, name)))
                 continue
             script = _script_of(mine[0][4]["command"], root)
             ok = script is not None and os.path.isfile(script)
@@ -471,13 +476,14 @@ def adapter_status(root, env):
             shown = os.path.relpath(script, root) if script else "(no path in the command)"
             entries.append(entry("ok" if ok else "finding", "%s %s" % (name, event),
                                  "configured in %s; command runs %s (%s)" % (host.config, shown, "exists" if ok else "missing"),
-                                 None if ok else "re-run hooks/install_hooks.py --platform %s to copy the skill" % name))
+                                 None if ok else "re-run %s --project-dir %s --platform %s to copy the skill"
+                                 % (_installer(), root, name)))
         target = os.path.join(root, host.skill_dir)
         if os.path.isdir(target) and os.path.abspath(target) != install.SOURCE_ROOT \
                 and not install.skill_up_to_date(target):
             entries.append(entry("info", "%s skill copy" % name, "%s differs from this package (%s)"
                                  % (host.skill_dir, install.SOURCE_ROOT),
-                                 "re-run hooks/install_hooks.py --platform %s to update it" % name))
+                                 "re-run %s --project-dir %s --platform %s to update it" % (_installer(), root, name)))
         if name == "codex":
             trust = codex_trust(root, handlers, env)
             info["trust"] = trust
