@@ -529,6 +529,13 @@ class LegacyHooksTest(InstallCase):
         self.assertEqual(len(entries), 3)
         self.assertTrue(all(e["level"] == "finding" and "install_hooks.py" in e["fix"] for e in entries))
 
+    def test_check_reports_them_in_the_local_settings_too(self):
+        (self.project / ".claude/settings.json").write_text("{}\n")
+        (self.project / ".claude/settings.local.json").write_text(self.original)
+        entries = self.check_entries()
+        self.assertEqual(len(entries), 3)
+        self.assertTrue(all("settings.local.json" in e["evidence"] and "by hand" in e["fix"] for e in entries))
+
 
 # --- which root --------------------------------------------------------------------------------
 

@@ -443,14 +443,17 @@ def adapter_status(root, env):
             entries.append(entry("finding", "%s %s" % (name, host.config), error, "fix the file by hand"))
             info["configured"] = None
             continue
-        try:
-            legacy = install.legacy_handlers(install.read_config(config)[0], root) if name == "claude" else []
-        except StoreError:
-            legacy = []
-        for event, command in legacy:  # the original skill's hooks: both memory systems would run
-            entries.append(entry("finding", "claude legacy %s hook" % event, "%s still runs the original memory-3layer's "
-                                 "`%s`" % (host.config, command), "%s --project-dir %s --platform claude (replaces it, with a "
-                                 "backup); then migrate_legacy_memory.py" % (_installer(), root)))
+        for rel in ((host.config, os.path.join(".claude", "settings.local.json")) if name == "claude" else ()):
+            try:
+                legacy = install.legacy_handlers(install.read_config(os.path.join(root, rel))[0], root)
+            except StoreError:
+                legacy = []
+            fix = ("%s --project-dir %s --platform claude (replaces it, with a backup); then migrate_legacy_memory.py"
+                   % (_installer(), root)) if rel == host.config else "remove it from %s by hand (the installer " \
+                "never edits that file); then migrate_legacy_memory.py" % rel
+            for event, command in legacy:  # the original skill's hooks: both memory systems would run
+                entries.append(entry("finding", "claude legacy %s hook" % event, "%s still runs the original "
+                                     "memory-3layer's `%s`" % (rel, command), fix))
         plugin = install.plugin_enabled_in(root, env) if name == "claude" else []
         if plugin:
             info["plugin"] = plugin
