@@ -263,7 +263,7 @@ def hand_copy_differences(target, limit=5000):
     the file at the same path here; files may be missing (a copy without evals/ is adopted, and so
     is one with it). Only this release is matched: an older copy differs and is refused."""
     from .safefs import read_regular
-    from .status import parse_front_matter
+    from .front_matter import parse_front_matter
     skill_md = os.path.join(target, "SKILL.md")
     try:
         raw = None if os.path.islink(skill_md) else read_regular(skill_md, 65536)

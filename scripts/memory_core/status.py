@@ -20,6 +20,7 @@ import re
 import sys
 
 from . import install
+from .front_matter import parse_front_matter
 from .paths import LEGACY_DIRNAME, STORE_DIRNAME, StoreError, resolve_store
 from .runtime_status import runtime_status
 from .safefs import UnsafePath
@@ -102,49 +103,6 @@ def locate(project_dir=None, cwd=None, env=None):
 
 
 # --- artifact_status ---------------------------------------------------------------------------
-
-def parse_front_matter(text):
-    """(dict or None, error). pyyaml when importable, else a small reader for `key: value` lines,
-    indented `sub: value` maps and quoted scalars (not flow collections or block scalars)."""
-    if not text.startswith("---"):
-        return None, "SKILL.md does not start with a --- front matter block"
-    end = text.find("\n---", 3)
-    if end < 0:
-        return None, "SKILL.md front matter has no closing ---"
-    block = text[text.index("\n") + 1:end + 1]
-    try:
-        import yaml
-    except ImportError:
-        yaml = None
-    if yaml is not None:
-        try:
-            data = yaml.safe_load(block)
-        except Exception as exc:  # any YAML error is a finding, reported with its first line
-            return None, "front matter is not valid YAML: %s" % str(exc).split("\n")[0]
-        return (data, None) if isinstance(data, dict) else (None, "front matter is not a mapping")
-    data, current = {}, None
-    for line in block.split("\n"):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        key, sep, value = line.strip().partition(":")
-        if not sep:
-            return None, "front matter line %r is not `key: value`" % line
-        value = _scalar(value.strip())
-        if line[0] in " \t" and current is not None:
-            if not isinstance(data[current], dict):
-                data[current] = {}
-            data[current][key.strip()] = value
-        else:
-            current = key.strip()
-            data[current] = value if value != "" else {}
-    return data, None
-
-
-def _scalar(value):
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
-
 
 def check_front_matter(skill_root):
     path = os.path.join(skill_root, "SKILL.md")
