@@ -223,7 +223,7 @@ def project_for(host, payload, env, project_dir=None):
 
 
 PROJECT_HOOK = "/.claude/skills/memory-3layer/hooks/run_hook.py"
-PROJECT_COMMAND = b"$CLAUDE_PROJECT_DIR" + PROJECT_HOOK.encode()  # as install_hooks.py writes it
+PROJECT_RUN_HOOK = "$CLAUDE_PROJECT_DIR" + PROJECT_HOOK  # the script install_hooks.py's Claude commands run
 
 
 def project_wires_its_own(root):
@@ -237,7 +237,7 @@ def project_wires_its_own(root):
             raw = read_bytes(os.path.join(root, ".claude", name), 16 * 1024 * 1024)
         except (OSError, UnsafePath):
             continue  # a linked or special file is not a wiring we trust
-        if raw and PROJECT_COMMAND in raw:
+        if raw and PROJECT_RUN_HOOK.encode() in raw:
             return True
     return False
 

@@ -49,8 +49,10 @@ class Host(object):
 # change must move the old template into PAST_COMMANDS, so an upgrade still knows it as ours.
 
 def _claude_command(event):
-    # Claude Code sets CLAUDE_PROJECT_DIR for every hook, whatever the session's cwd.
-    return 'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/%s/hooks/run_hook.py" %s --host claude' % (SKILL_NAME, event)
+    # Claude Code sets CLAUDE_PROJECT_DIR for every hook, whatever the session's cwd. The plugin's
+    # hooks look for this path in a project's settings to step aside (hooks.project_wires_its_own).
+    from .hooks import PROJECT_RUN_HOOK
+    return 'python3 "%s" %s --host claude' % (PROJECT_RUN_HOOK, event)
 
 
 def _codex_command(event):

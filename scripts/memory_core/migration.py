@@ -19,6 +19,7 @@ import re
 from . import store as st
 from .paths import (DAILY_DIR, ITEMS_FILE, LAYER3_FILE, LEGACY_DIRNAME, TOPICS_DIR, StoreError,
                     check_no_symlink, is_daily_name, topic_error)
+from .progress import silent
 from .provenance import content_hash, log_change
 from .similarity import fact_id
 
@@ -278,11 +279,10 @@ def _target_bytes(path):
         return "unreadable"
 
 
-def plan(root, store, source_dir, redact=False, extra=(), progress=None):
+def plan(root, store, source_dir, redact=False, extra=(), progress=silent):
     """Report entries, one per legacy file, sorted by path. Entries that will be written carry
     private keys _data (bytes), _target (absolute) and _ids (topic files). progress: a factory
     (total, label) -> Progress (progress.py)."""
-    from .progress import silent
     entries, found = [], []
     for folder, dirs, files in os.walk(source_dir):
         dirs.sort()
@@ -292,7 +292,7 @@ def plan(root, store, source_dir, redact=False, extra=(), progress=None):
                 entries.append(_invalid_link(root, full))
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
         found.extend(os.path.join(folder, name) for name in sorted(files))
-    bar = (progress or silent)(len(found), "migrate: legacy files")
+    bar = progress(len(found), "migrate: legacy files")
     for full in found:
         bar.step()
         entries.append(_plan_file(root, store, source_dir, full, redact, extra))
@@ -490,7 +490,7 @@ def _write(root, store, todo, result):
     return created_files
 
 
-def migrate(root, store, source=None, dry_run=False, redact=False, progress=None):
+def migrate(root, store, source=None, dry_run=False, redact=False, progress=silent):
     """Plan and, unless dry_run or stopped, write. Returns the result dict (ok, status, files, ...)."""
     from .config import extra_secret_patterns, read_config
     source_dir = resolve_source(root, store, source)

@@ -47,14 +47,14 @@ def is_daily_name(name):
             and set(name[0:4] + name[5:7] + name[8:10]) <= _DIGITS)
 
 
-def _walk_up(start, name):
-    """Nearest ancestor of start (itself included) that holds an entry called name."""
+def _walk_up(start, name, top=None):
+    """Nearest ancestor of start (itself included, top the last one looked at) holding an entry called name."""
     cur = start
     while True:
         if os.path.lexists(os.path.join(cur, name)):
             return cur
         parent = os.path.dirname(cur)
-        if parent == cur:
+        if parent == cur or cur == top:
             return None
         cur = parent
 
@@ -84,16 +84,10 @@ def _root_for_project_dir(project_dir, store_name):
     git_top = _walk_up(given, ".git")
     if not git_top:
         return given, "--project-dir"  # outside git nothing bounds a walk up: a stray store in /tmp would win
-    cur = given
-    while True:
-        if os.path.lexists(os.path.join(cur, store_name)):
-            return cur, ("--project-dir" if cur == given else "existing store above %s" % given)
-        if cur == git_top or os.path.dirname(cur) == cur:
-            break
-        cur = os.path.dirname(cur)
-    if git_top != given:
-        return git_top, "git top level of %s" % given
-    return given, "--project-dir"
+    found = _walk_up(given, store_name, top=git_top)
+    if found:
+        return found, ("--project-dir" if found == given else "existing store above %s" % given)
+    return git_top, ("--project-dir" if git_top == given else "git top level of %s" % given)
 
 
 def store_relpath(env=None):

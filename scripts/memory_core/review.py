@@ -12,6 +12,7 @@ import os
 
 from . import store as st
 from .paths import LAYER3_FILE, layer3_path, topic_items_path
+from .progress import silent
 from .similarity import compare, normalize, ratio
 
 DEFAULT_STALE_DAYS = 180
@@ -124,16 +125,15 @@ def candidate_pairs(active):
     return pairs
 
 
-def find_pairs(active, progress=None):
+def find_pairs(active, progress=silent):
     """(findings, alike): duplicates in the same words and claims flipped by a negation alone, and
     the other pairs worded at least 90% alike, which are the judgement's to decide (a tier or
     region swapped is another scope, not another value: find_meaning_pairs)."""
-    from .progress import silent
     from .similarity import fast_ratio
     scorer = fast_ratio()
     found, alike = [], []
     pairs = sorted(candidate_pairs(active))
-    bar = (progress or silent)(len(pairs), "review: comparing pairs")
+    bar = progress(len(pairs), "review: comparing pairs")
     for a, b in pairs:
         bar.step()
         fa, fb = active[a], active[b]
@@ -186,7 +186,7 @@ def find_merge_rivals(facts):
     return found
 
 
-def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=(), progress=None):
+def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=(), progress=silent):
     """Conflicts and duplicates judged by meaning (judgement.py, as record judges a new fact),
     blocked by a shared tool, family or concept: only facts in one block of at most MEANING_BLOCK
     are paired, so the work is linear in the store for a bounded block size; alike: more (i, j)
@@ -207,8 +207,7 @@ def find_meaning_pairs(active, known_pairs=(), vocab=None, alike=(), progress=No
                     pairs.add((a, b) if rank[a] < rank[b] else (b, a))
     pairs.update((a, b) if rank[a] < rank[b] else (b, a) for a, b in alike)
     parsed, found, seen = {}, [], set(frozenset(p) for p in known_pairs)
-    from .progress import silent
-    bar = (progress or silent)(len(pairs), "review: judging pairs")
+    bar = progress(len(pairs), "review: judging pairs")
     for old_i, new_i in sorted(pairs, key=lambda p: (rank[p[1]], rank[p[0]])):
         bar.step()
         older, newer = active[old_i], active[new_i]
@@ -268,14 +267,13 @@ GIT_HISTORY_NOTE = ("git history still holds the value: rotate the credential, a
                     "pushed (git filter-repo --replace-text, or BFG Repo-Cleaner)")
 
 
-def find_secrets_in_store(store, facts, extra_patterns=(), progress=None):
+def find_secrets_in_store(store, facts, extra_patterns=(), progress=silent):
     """Secret and personal-data findings in every layer: file, line and kind, never the value. Each
     proposes a redaction: the value masked in place, where it is."""
-    from .progress import silent
     from .redaction import find_secrets
     from .paths import DAILY_DIR
     found = []
-    bar = (progress or silent)(len(facts), "review: scanning for secrets")
+    bar = progress(len(facts), "review: scanning for secrets")
     for fact in facts:
         bar.step()
         hits = find_secrets(fact.get("fact", ""), extra_patterns)
@@ -310,7 +308,7 @@ def _kinds(hits, lines=False):
 
 
 def run_review(root, store, topics=None, stale_days=DEFAULT_STALE_DAYS, include_superseded=False,
-               extra_patterns=(), vocab=None, progress=None):
+               extra_patterns=(), vocab=None, progress=silent):
     """The review's report; progress: a factory (total, label) -> Progress (progress.py) for long stores."""
     import time
     facts, problems = collect(store, topics)

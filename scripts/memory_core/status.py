@@ -246,15 +246,8 @@ def _our_handlers(config_path):
         data = install.read_config(config_path)[0]
     except StoreError as exc:
         return [], exc.message
-    found = []
-    for event, groups in (data.get("hooks") or {}).items():
-        for gi, group in enumerate(groups):
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                continue
-            for hi, handler in enumerate(group["hooks"]):
-                if install.runs_our_hook(handler):  # an edited one too (Codex: "modified"); the installer owns exact ones
-                    found.append((event, gi, hi, group, handler))
-    return found, None
+    # an edited handler of ours counts too (Codex: "modified"); the installer owns only exact ones
+    return [h for h in install.handlers(data) if install.runs_our_hook(h[4])], None
 
 
 def _script_of(command, root):
@@ -389,6 +382,23 @@ def _installer():
     return "python3 %s" % os.path.join(install.SOURCE_ROOT, "hooks", "install_hooks.py")
 
 
+def _legacy_entries(root):
+    """Findings for the original skill's hooks in the project's Claude settings; the installer
+    replaces them in settings.json and never edits settings.local.json."""
+    out = []
+    for rel, fix in ((os.path.join(".claude", "settings.json"), "%s --project-dir %s --platform claude (replaces it, "
+                      "with a backup)" % (_installer(), root)),
+                     (os.path.join(".claude", "settings.local.json"), "remove it from .claude/settings.local.json "
+                      "by hand (the installer never edits that file)")):
+        try:
+            legacy = install.legacy_handlers(install.read_config(os.path.join(root, rel))[0], root)
+        except StoreError:
+            legacy = []
+        out.extend(entry("finding", "claude legacy %s hook" % event, "%s still runs the original memory-3layer's "
+                         "`%s`" % (rel, command), fix + "; then migrate_legacy_memory.py") for event, command in legacy)
+    return out
+
+
 def adapter_status(root, env):
     hosts, entries = {}, []
     for name in ("claude", "codex"):
@@ -401,17 +411,8 @@ def adapter_status(root, env):
             entries.append(entry("finding", "%s %s" % (name, host.config), error, "fix the file by hand"))
             info["configured"] = None
             continue
-        for rel in ((host.config, os.path.join(".claude", "settings.local.json")) if name == "claude" else ()):
-            try:
-                legacy = install.legacy_handlers(install.read_config(os.path.join(root, rel))[0], root)
-            except StoreError:
-                legacy = []
-            fix = ("%s --project-dir %s --platform claude (replaces it, with a backup); then migrate_legacy_memory.py"
-                   % (_installer(), root)) if rel == host.config else "remove it from %s by hand (the installer " \
-                "never edits that file); then migrate_legacy_memory.py" % rel
-            for event, command in legacy:  # the original skill's hooks: both memory systems would run
-                entries.append(entry("finding", "claude legacy %s hook" % event, "%s still runs the original "
-                                     "memory-3layer's `%s`" % (rel, command), fix))
+        if name == "claude":  # the original skill's hooks still wired: both memory systems would run
+            entries.extend(_legacy_entries(root))
         plugin = install.plugin_enabled_in(root, env) if name == "claude" else []
         if plugin:
             info["plugin"] = plugin
